@@ -1,0 +1,1 @@
+"""The `cadenza` command line: one module per command group, registered in `main`."""

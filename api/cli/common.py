@@ -1,0 +1,101 @@
+"""What every command shares: the --db option, settings, and turning errors into exit codes."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar
+
+import click
+from pydantic import ValidationError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from api.settings import Settings, load_settings
+from engine.store import schema
+from tenants.connect import open_database
+from tenants.db import is_sqlite, normalise_url, sqlite_path
+from tenants.errors import CadenzaDataError
+
+T = TypeVar("T")
+
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+db_option = click.option(
+    "--db",
+    "database_url",
+    metavar="URL",
+    help="Database URL (default: $CADENZA_DATABASE_URL or sqlite+aiosqlite:///./cadenza.db).",
+)
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    click.echo(f"cadenza: error: {message}", err=True)
+    sys.exit(code)
+
+
+def settings_from(**overrides: Any) -> Settings:
+    try:
+        return load_settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "settings"
+        fail(f"invalid setting {where}: {first['msg']} (see docs/configuration.md)")
+
+
+def run_async(fn: Callable[..., Awaitable[T]]) -> Callable[..., T]:
+    """Run an async command body; data-layer errors become a one-line message and exit 2."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> T:
+        try:
+            return asyncio.run(fn(*args, **kwargs))  # type: ignore[arg-type]
+        except CadenzaDataError as exc:
+            fail(str(exc))
+        except KeyboardInterrupt:
+            sys.exit(130)
+
+    return wrapper
+
+
+def _sqlite_files(url: str) -> list[Path]:
+    parsed = normalise_url(url)
+    if not is_sqlite(parsed):
+        return []
+    path = sqlite_path(parsed)
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+
+
+async def open_migrated(url: str) -> AsyncEngine:
+    """Open the database and bring its schema to the newest revision.
+
+    A SQLite file this call created is removed again if anything fails, so a bad start never
+    leaves half a database behind.
+    """
+    created = [p for p in _sqlite_files(url) if not p.exists()]
+    engine = None
+    try:
+        engine = await open_database(url)
+        await schema.upgrade(engine)
+    except BaseException:
+        if engine is not None:
+            await engine.dispose()
+        for path in created:
+            if path.exists():
+                path.unlink()
+        raise
+    return engine
+
+
+@contextlib.asynccontextmanager
+async def migrated_database(database_url: str | None) -> AsyncIterator[AsyncEngine]:
+    """The configured database, migrated, disposed of on exit."""
+    engine = await open_migrated(settings_from(database_url=database_url).database_url)
+    try:
+        yield engine
+    finally:
+        await engine.dispose()

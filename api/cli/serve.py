@@ -1,0 +1,46 @@
+"""`cadenza serve`: the API, the engine and the UI in one process."""
+
+from __future__ import annotations
+
+import click
+import uvicorn
+
+from api.app import create_app
+from api.cli.common import db_option, open_migrated, run_async, settings_from
+from api.demo import ensure_demo_tenant
+from tenants.db import describe_url
+
+
+@click.command()
+@db_option
+@click.option("--host", help="Address to listen on (default 127.0.0.1).")
+@click.option("--port", type=int, help="Port to listen on (default 8000; 0 picks a free one).")
+@click.option("--no-demo", is_flag=True, default=None, help="Do not create the demo tenant.")
+@run_async
+async def serve(
+    database_url: str | None, host: str | None, port: int | None, no_demo: bool | None
+) -> None:
+    """Serve the REST API, the admin UI and the engine on one database."""
+    settings = settings_from(
+        database_url=database_url, host=host, port=port, demo=None if no_demo is None else False
+    )
+    db = await open_migrated(settings.database_url)
+    try:
+        if settings.demo and (issued := await ensure_demo_tenant(db)) is not None:
+            click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
+        app = create_app(settings, db)
+        config = uvicorn.Config(
+            app,
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level,
+            lifespan="on",
+        )
+        server = uvicorn.Server(config)
+        click.echo(
+            f"serving {describe_url(settings.database_url)} on "
+            f"http://{settings.host}:{settings.port}/"
+        )
+        await server.serve()
+    finally:
+        await db.dispose()

@@ -1,0 +1,50 @@
+"""One settings object: environment variables `CADENZA_*`, overridden by command-line flags.
+
+Settings are read once, when a command starts (never at import time), and handed down: the
+engine and the data layer receive plain values, they never read the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from typing import Any
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from tenants.db import DEFAULT_URL
+
+
+def _default_node() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class Settings(BaseSettings):
+    """Every knob of a Cadenza process; `docs/configuration.md` lists them with defaults."""
+
+    model_config = SettingsConfigDict(env_prefix="CADENZA_", extra="forbid")
+
+    database_url: str = Field(DEFAULT_URL, description="SQLite file or PostgreSQL URL.")
+    host: str = Field("127.0.0.1", description="Address `serve` listens on.")
+    port: int = Field(8000, ge=0, le=65535, description="Port `serve` listens on.")
+    admin_token: str | None = Field(None, description="Operator token for /v1/admin.")
+    node_name: str = Field(default_factory=_default_node, description="This node's name.")
+    demo: bool = Field(True, description="Create a demo tenant in an empty database.")
+    log_level: str = Field("info", description="debug, info, warning or error.")
+    max_concurrency: int = Field(
+        default_factory=lambda: os.cpu_count() or 2, ge=1, description="Sandbox runs at once."
+    )
+    lease_s: float = Field(30.0, gt=0, description="Tenant lease length for scale-out.")
+    horizon_years: int = Field(10, ge=1, le=100, description="UNTIL cap of open-ended rules.")
+    retention_ok_days: int = Field(30, ge=1, description="Days successful runs are kept.")
+    retention_failed_days: int = Field(90, ge=1, description="Days failed runs are kept.")
+    allow_private_webhooks: bool = Field(
+        False, description="Allow webhook URLs on loopback/private addresses."
+    )
+    max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest request body.")
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment, with the non-None `overrides` (CLI flags) on top."""
+    return Settings(**{k: v for k, v in overrides.items() if v is not None})

@@ -1,0 +1,1 @@
+"""Alembic migrations: the only way the schema is created or changed, on SQLite and PostgreSQL."""

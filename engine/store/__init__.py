@@ -1,0 +1,1 @@
+"""Every statement the engine runs, each a named function over an AsyncConnection."""

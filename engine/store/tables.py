@@ -1,0 +1,144 @@
+"""Rules, actions, runs and events: the engine's tables (registered on the one schema MetaData)."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from tenants.tables import metadata
+from tenants.types import BigId, UtcDateTime
+
+rules = Table(
+    "rules",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("name", String(200), nullable=False),
+    Column("description", Text, nullable=False, server_default=""),
+    Column("schedule", Text, nullable=False),
+    Column("timezone", String(64), nullable=False, server_default="UTC"),
+    Column("dst_gap", String(16), nullable=False, server_default="shift"),
+    Column("dst_repeat", String(16), nullable=False, server_default="first"),
+    Column("runtime", String(16), nullable=False),
+    Column("code", Text, nullable=False),
+    Column("params", JSON, nullable=False),
+    Column("enabled", Boolean, nullable=False, server_default="1"),
+    # Bumped on every change; pending actions of an older version are cancelled, never run.
+    Column("version", Integer, nullable=False, server_default="1"),
+    Column("misfire_policy", String(16), nullable=False, server_default="run_latest"),
+    Column("misfire_grace_s", Integer),
+    Column("overlap_policy", String(16), nullable=False, server_default="skip"),
+    Column("max_attempts", Integer, nullable=False, server_default="3"),
+    Column("backoff_s", Float, nullable=False, server_default="10"),
+    Column("backoff_max_s", Float, nullable=False, server_default="600"),
+    Column("timeout_ms", Integer, nullable=False, server_default="5000"),
+    Column("memory_mb", Integer, nullable=False, server_default="128"),
+    Column("priority", Integer, nullable=False, server_default="0"),
+    Column("jitter_s", Integer, nullable=False, server_default="0"),
+    Column("start_at", UtcDateTime),
+    Column("end_at", UtcDateTime),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    Column("deleted_at", UtcDateTime),
+)
+Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
+
+actions = Table(
+    "actions",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE")),
+    Column("rule_version", Integer),
+    # Idempotency key: a second submission with the same key updates the pending action.
+    Column("key", String(200)),
+    # One-off actions without a rule carry their own script.
+    Column("runtime", String(16)),
+    Column("code", Text),
+    Column("params", JSON),
+    Column("timeout_ms", Integer),
+    Column("memory_mb", Integer),
+    Column("scheduled_at", UtcDateTime, nullable=False),
+    Column("due_at", UtcDateTime, nullable=False),
+    Column("status", String(16), nullable=False, server_default="pending"),
+    Column("reason", String(32)),
+    Column("attempt", Integer, nullable=False, server_default="0"),
+    Column("max_attempts", Integer, nullable=False, server_default="1"),
+    # The optimistic lock: every state change bumps it and is conditional on the old value.
+    Column("version", Integer, nullable=False, server_default="0"),
+    Column("claimed_by", String(100)),
+    Column("lease_until", UtcDateTime),
+    Column("priority", Integer, nullable=False, server_default="0"),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("finished_at", UtcDateTime),
+    UniqueConstraint("tenant_id", "key"),
+)
+Index("ix_actions_tenant_status_due", actions.c.tenant_id, actions.c.status, actions.c.due_at)
+Index("ix_actions_status_due", actions.c.status, actions.c.due_at)
+Index("ix_actions_status_lease", actions.c.status, actions.c.lease_until)
+Index("ix_actions_rule_scheduled", actions.c.rule_id, actions.c.scheduled_at)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("action_id", ForeignKey("actions.id", ondelete="CASCADE"), nullable=False),
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE")),
+    Column("attempt", Integer, nullable=False),
+    Column("node", String(100), nullable=False),
+    Column("pid", Integer),
+    Column("runtime", String(16), nullable=False),
+    Column("planned_at", UtcDateTime, nullable=False),
+    Column("started_at", UtcDateTime, nullable=False),
+    Column("finished_at", UtcDateTime, nullable=False),
+    Column("outcome", String(16), nullable=False),
+    Column("result", JSON),
+    Column("error", Text),
+    Column("error_line", Integer),
+    Column("stdout", Text, nullable=False, server_default=""),
+    Column("stderr", Text, nullable=False, server_default=""),
+    Column("output_truncated", Boolean, nullable=False, server_default="0"),
+    Column("duration_ms", Float, nullable=False),
+    Column("cpu_ms", Float),
+    Column("peak_memory_bytes", BigId),
+    Column("fuel", BigId),
+    Column("lateness_ms", Float, nullable=False),
+    # False when the attempt lost its claim: its kv writes and events were discarded.
+    Column("committed", Boolean, nullable=False, server_default="1"),
+)
+Index("ix_runs_tenant_id_id", runs.c.tenant_id, runs.c.id)
+Index("ix_runs_rule_id_id", runs.c.rule_id, runs.c.id)
+Index("ix_runs_action_id", runs.c.action_id)
+Index("ix_runs_finished_at", runs.c.finished_at)
+
+events = Table(
+    "events",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("type", String(100), nullable=False),
+    Column("payload", JSON),
+    Column("source", String(16), nullable=False),
+    Column("rule_id", String(40)),
+    Column("action_id", BigId),
+    Column("run_id", BigId),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("delivery_status", String(16), nullable=False, server_default="none"),
+    Column("delivery_attempts", Integer, nullable=False, server_default="0"),
+    Column("next_attempt_at", UtcDateTime),
+    Column("last_error", Text),
+)
+Index("ix_events_tenant_id_id", events.c.tenant_id, events.c.id)
+Index("ix_events_delivery", events.c.delivery_status, events.c.next_attempt_at)

@@ -1,0 +1,98 @@
+"""Tenants, their API keys, their key-value data and their usage.
+
+`metadata` is the one MetaData of the whole schema: the engine's tables register on it too,
+and Alembic migrations are checked against it.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    Date,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+)
+
+from tenants.types import BigId, UtcDateTime
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+tenants = Table(
+    "tenants",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("name", String(100), nullable=False, unique=True),
+    Column("status", String(16), nullable=False, server_default="active"),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("webhook_url", String(2000)),
+    Column("webhook_secret", String(100), nullable=False),
+    # Quotas: caps on what the tenant's rules may ask for.
+    Column("max_rules", Integer, nullable=False, server_default="1000"),
+    Column("max_concurrency", Integer, nullable=False, server_default="2"),
+    Column("max_timeout_ms", Integer, nullable=False, server_default="30000"),
+    Column("max_memory_mb", Integer, nullable=False, server_default="256"),
+    Column("min_interval_s", Integer, nullable=False, server_default="60"),
+    Column("allow_secondly", Boolean, nullable=False, server_default="0"),
+    Column("max_runs_per_day", Integer, nullable=False, server_default="100000"),
+    Column("max_cpu_s_per_day", Integer, nullable=False, server_default="3600"),
+    Column("requests_per_minute", Integer, nullable=False, server_default="600"),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False, index=True),
+    Column("name", String(100), nullable=False, server_default=""),
+    Column("prefix", String(16), nullable=False, index=True),
+    Column("hash", String(64), nullable=False, unique=True),
+    Column("role", String(16), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("last_used_at", UtcDateTime),
+    Column("revoked_at", UtcDateTime),
+)
+
+kv = Table(
+    "kv",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("key", String(256), primary_key=True),
+    Column("value", JSON, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)
+
+usage = Table(
+    "usage",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("day", Date, primary_key=True),
+    Column("runs", Integer, nullable=False, server_default="0"),
+    Column("cpu_ms", BigId, nullable=False, server_default="0"),
+)
+
+# Which node runs which tenant's loop: a lease renewed by its holder, taken over when expired.
+tenant_leases = Table(
+    "tenant_leases",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("node", String(100), nullable=False),
+    Column("lease_until", UtcDateTime, nullable=False),
+    Column("version", Integer, nullable=False, server_default="0"),
+)
+Index("ix_tenant_leases_lease_until", tenant_leases.c.lease_until)
+
+__all__ = ["api_keys", "kv", "metadata", "tenant_leases", "tenants", "usage"]

@@ -1,0 +1,73 @@
+"""Fixtures every test package shares: real databases (SQLite file and PostgreSQL) and servers.
+
+Every storage test runs on both databases through the parametrised `database_url` fixture.
+Outside CI a machine without PostgreSQL binaries skips the PostgreSQL half; under CI
+(`CI=true`) a missing PostgreSQL is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+from support.postgres import PostgresCluster, find_bin_dir
+from support.processes import run_cli
+
+from tenants.db import create_engine
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def _migrate(url: str) -> None:
+    done = run_cli("db", "upgrade", "--db", url)
+    assert done.returncode == 0, f"migration failed: {done.stderr}"
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PostgresCluster]:
+    bin_dir = find_bin_dir()
+    if bin_dir is None:
+        if IN_CI:
+            pytest.fail("PostgreSQL server binaries not found, and CI requires PostgreSQL tests")
+        pytest.skip("PostgreSQL server binaries (initdb, pg_ctl) not found")
+    cluster = PostgresCluster(bin_dir)
+    cluster.start()
+    try:
+        cluster.sql("CREATE DATABASE cadenza_template")
+        _migrate(cluster.url("cadenza_template"))
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "cadenza.db"
+    _migrate(f"sqlite+aiosqlite:///{path}")
+    return path
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A freshly migrated database of each kind, private to one test."""
+    if request.param == "sqlite":
+        path = tmp_path / "cadenza.db"
+        shutil.copy(request.getfixturevalue("sqlite_template"), path)
+        return f"sqlite+aiosqlite:///{path}"
+    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
+    return cluster.url(cluster.create_database(template="cadenza_template"))
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[AsyncEngine]:
+    """An engine on the test's database; the test fails if it leaks a connection."""
+    engine = create_engine(database_url)
+    try:
+        yield engine
+        assert engine.pool.checkedout() == 0, "a connection was not returned to the pool"  # type: ignore[attr-defined]
+    finally:
+        await engine.dispose()

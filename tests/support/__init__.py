@@ -1,0 +1,1 @@
+"""Test support: real PostgreSQL clusters, real SQLite files, real server processes."""

@@ -1,0 +1,104 @@
+"""Running the real `cadenza` command: one-shot CLI calls and a `serve` subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from support.ports import free_port
+
+CADENZA = str(Path(sys.executable).with_name("cadenza"))
+STARTUP_TIMEOUT_S = 30.0
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    """A clean environment: nothing of the developer's CADENZA_* settings leaks into a test."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CADENZA_")}
+    env.update(extra)
+    return env
+
+
+def run_cli(
+    *args: str, cwd: Path | None = None, timeout_s: float = 60, **kwargs: object
+) -> subprocess.CompletedProcess[str]:
+    """Run `cadenza ARGS…` to completion and return what it printed and its exit code."""
+    return subprocess.run(
+        [CADENZA, *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=timeout_s,
+        env=cli_env(),
+        **kwargs,  # type: ignore[call-overload]
+    )
+
+
+def create_tenant(database_url: str, name: str) -> dict[str, str]:
+    """A new tenant through the real CLI: {"tenant_id", "name", "api_key"}."""
+    done = run_cli("tenant", "create", name, "--json", "--db", database_url)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@dataclass
+class Server:
+    """A running `cadenza serve`: its base URL, the demo key it printed, its output so far."""
+
+    process: subprocess.Popen[str]
+    base_url: str
+    database_url: str
+    demo_key: str | None
+    lines: list[str] = field(default_factory=list)
+
+
+def _pump(stream: object, sink: queue.Queue[str | None]) -> None:
+    for line in stream:  # type: ignore[attr-defined]
+        sink.put(line)
+    sink.put(None)
+
+
+@contextmanager
+def running_server(
+    database_url: str, *extra_args: str, env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """Start `cadenza serve` on a free port; yield once uvicorn reports startup complete."""
+    port = free_port()
+    process = subprocess.Popen(
+        [CADENZA, "serve", "--db", database_url, "--port", str(port), *extra_args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=cli_env(**(env or {})),
+    )
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True).start()
+    server = Server(process, f"http://127.0.0.1:{port}", database_url, None)
+    try:
+        while True:
+            line = lines.get(timeout=STARTUP_TIMEOUT_S)
+            if line is None:
+                raise RuntimeError("cadenza serve exited during startup:\n" + "".join(server.lines))
+            server.lines.append(line)
+            if match := re.search(r"API key \(shown once\): (\S+)", line):
+                server.demo_key = match.group(1)
+            if "Application startup complete" in line:
+                break
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
