@@ -1,0 +1,1 @@
+"""Standalone benchmarks: `python -m bench.<name>`."""

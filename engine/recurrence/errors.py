@@ -1,0 +1,33 @@
+"""Errors of the recurrence package: one root, input errors say what, where and how to fix."""
+
+from __future__ import annotations
+
+
+class ScheduleError(Exception):
+    """A schedule could not be parsed or evaluated."""
+
+
+class InvalidSchedule(ScheduleError):
+    """The schedule text is not a valid schedule.
+
+    `text` is the offending input, `position` the character offset of the bad part in it (None
+    when the problem is the rule as a whole), `reason` what is wrong and `hint` how to fix it.
+    `str()` is one line: the reason, then the hint.
+    """
+
+    def __init__(
+        self, text: str, reason: str, *, position: int | None = None, hint: str = ""
+    ) -> None:
+        self.text = text
+        self.position = position
+        self.reason = reason
+        self.hint = hint
+        super().__init__(f"{reason} ({hint})" if hint else reason)
+
+
+class RangeTooLarge(ScheduleError):
+    """A `between` range holds more occurrences than one call may return; ask for less."""
+
+
+class EvaluationBudgetExceeded(ScheduleError):
+    """Evaluating the schedule took more steps than the budget allows; the rule is pathological."""

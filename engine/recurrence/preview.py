@@ -1,0 +1,101 @@
+"""What a user sees before saving a rule: text, next dates, where it ends, and warnings.
+
+`preview_json` is the one JSON shape shared by `cadenza preview --json` and the REST API.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from engine.recurrence import wording as w
+from engine.recurrence.errors import ScheduleError
+from engine.recurrence.schedule import Schedule
+from engine.recurrence.series import Occurrence
+from engine.recurrence.wall_rule import EndsBy
+from engine.recurrence.zones import is_repeated
+
+#: The most occurrences one preview lists.
+MAX_PREVIEW = 1000
+
+
+@dataclass(frozen=True)
+class PreviewOccurrence:
+    """One listed occurrence and, when DST moved or doubled it, a note saying so."""
+
+    at: datetime
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The preview of a schedule after a given instant."""
+
+    text: str
+    complete: bool
+    occurrences: list[datetime]
+    finite: bool
+    ends: datetime | None
+    ends_by: str | None
+    warnings: list[str] = field(default_factory=list)
+    notes: list[PreviewOccurrence] = field(default_factory=list)
+
+
+def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
+    """The next `count` (1..MAX_PREVIEW) occurrences strictly after `after`, with context."""
+    if not 1 <= count <= MAX_PREVIEW:
+        raise ScheduleError(f"count={count}: must be 1..{MAX_PREVIEW}")
+    found = list(islice(schedule.occurrences_after(after), count))
+    notes = [PreviewOccurrence(o.at, _note(o)) for o in found]
+    source = schedule.source
+    description = schedule.describe()
+    warnings = list(source.warnings())
+    warnings += [_gap_warning(o) for o in found if _is_shifted(o)]
+    ends_by = source.ends_by
+    if ends_by is EndsBy.CAP and source.ends is not None:
+        warnings.append(w.WARN_CAP.format(day=source.ends.date()))
+    return Preview(
+        text=description.text,
+        complete=description.complete,
+        occurrences=[o.at for o in found],
+        finite=ends_by in (EndsBy.COUNT, EndsBy.UNTIL),
+        ends=source.ends,
+        ends_by=str(ends_by) if ends_by else None,
+        warnings=warnings,
+        notes=notes,
+    )
+
+
+def preview_json(p: Preview) -> dict[str, Any]:
+    """The JSON object of `cadenza preview --json` and of the REST preview endpoint."""
+    return {
+        "text": p.text,
+        "complete": p.complete,
+        "occurrences": [at.isoformat() for at in p.occurrences],
+        "finite": p.finite,
+        "ends": p.ends.isoformat() if p.ends else None,
+        "ends_by": p.ends_by,
+        "warnings": p.warnings,
+        "notes": [{"at": n.at.isoformat(), "note": n.note} for n in p.notes if n.note],
+    }
+
+
+def _is_shifted(occurrence: Occurrence) -> bool:
+    return occurrence.at.replace(tzinfo=None) != occurrence.wall
+
+
+def _note(occurrence: Occurrence) -> str | None:
+    wall, at = occurrence.wall, occurrence.at
+    if _is_shifted(occurrence):
+        return w.NOTE_GAP.format(wall=f"{wall:%Y-%m-%d %H:%M}", at=f"{at:%H:%M}")
+    if at.tzinfo is not None and is_repeated(wall, at.tzinfo):
+        template = w.NOTE_REPEAT_SECOND if at.fold else w.NOTE_REPEAT_FIRST
+        return template.format(wall=f"{wall:%H:%M}", day=wall.date(), at=at.isoformat())
+    return None
+
+
+def _gap_warning(occurrence: Occurrence) -> str:
+    wall, at = occurrence.wall, occurrence.at
+    return w.NOTE_GAP_SKIPPED.format(wall=f"{wall:%H:%M}", day=wall.date(), at=f"{at:%H:%M}")

@@ -1,0 +1,92 @@
+"""The one `Schedule` type every kind parses into, and what each kind must provide."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from engine.recurrence.errors import RangeTooLarge, ScheduleError
+from engine.recurrence.options import ScheduleKind
+from engine.recurrence.series import Occurrence
+from engine.recurrence.wall_rule import EndsBy
+
+#: The most occurrences one `between` call returns.
+MAX_BETWEEN = 10_000
+_EPSILON = timedelta(microseconds=1)
+
+
+@dataclass(frozen=True)
+class Description:
+    """Plain-English text of a schedule; `complete` is False when part of it is quoted verbatim."""
+
+    text: str
+    complete: bool
+
+
+class Source(Protocol):
+    """What a schedule kind implements."""
+
+    @property
+    def ends(self) -> datetime | None:
+        """The last instant the series may occur at (None: it never ends)."""
+
+    @property
+    def ends_by(self) -> EndsBy | None:
+        """Why the series ends."""
+
+    def occurrences_after(self, instant: datetime) -> Iterator[Occurrence]:
+        """Occurrences strictly after the aware `instant`, ascending."""
+
+    def describe(self) -> Description:
+        """The schedule in plain English."""
+
+    def warnings(self) -> list[str]:
+        """Things the user should know that are true of the whole series."""
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """A parsed, validated schedule. Immutable; every method is pure and bounded in time.
+
+    Occurrences are aware datetimes in the schedule's zone. Compare them with each other only
+    after `.astimezone(UTC)` when `dst_repeat=both` is used: Python ignores `fold` when comparing
+    two datetimes of the same zone, so 02:30 (first) and 02:30 (second) would compare equal.
+    """
+
+    kind: ScheduleKind
+    text: str
+    timezone: str
+    source: Source
+
+    def next_after(self, instant: datetime) -> datetime | None:
+        """The first occurrence strictly after the aware `instant`; None once the series ended.
+
+        Costs the same whatever the age of DTSTART (iteration restarts at the period containing
+        `instant`), and never loops unboundedly (EvaluationBudgetExceeded as a last resort).
+        """
+        for occurrence in self.occurrences_after(instant):
+            return occurrence.at
+        return None
+
+    def between(self, start: datetime, end: datetime) -> list[datetime]:
+        """Occurrences with start <= occurrence < end, at most MAX_BETWEEN (else RangeTooLarge)."""
+        found: list[datetime] = []
+        for occurrence in self.occurrences_after(start - _EPSILON):
+            if occurrence.at >= end:
+                break
+            if len(found) == MAX_BETWEEN:
+                raise RangeTooLarge(f"more than {MAX_BETWEEN} occurrences; ask for a shorter range")
+            found.append(occurrence.at)
+        return found
+
+    def occurrences_after(self, instant: datetime) -> Iterator[Occurrence]:
+        """Occurrences (with the wall time each was asked for) strictly after `instant`."""
+        if instant.tzinfo is None or instant.utcoffset() is None:
+            raise ScheduleError(f"{instant.isoformat()} has no time zone; pass an aware datetime")
+        return self.source.occurrences_after(instant)
+
+    def describe(self) -> Description:
+        """Plain-English text; `complete=False` when part of the rule is quoted verbatim."""
+        return self.source.describe()

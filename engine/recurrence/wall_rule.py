@@ -1,0 +1,151 @@
+"""One RRULE line on naive local wall times: guards at construction, fast restart on lookup.
+
+Construction writes out every default dateutil derives from DTSTART, so a rule restarted at any
+later period start yields the same occurrences (see `grid`). COUNT is turned into the wall time
+of its last occurrence by counting periods (see `periods`), so no lookup ever counts from
+DTSTART. A rule with neither COUNT nor UNTIL ends at the horizon cap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+from itertools import islice, pairwise
+from typing import Any
+
+from dateutil import rrule as du
+
+from engine.recurrence.errors import InvalidSchedule
+from engine.recurrence.grid import period_index, period_start
+from engine.recurrence.periods import PeriodCounter
+
+#: More candidates than this in one period is rejected (a YEARLY rule listing every minute).
+MAX_PER_PERIOD = 20_000
+_HINT = "use a shorter FREQ (e.g. DAILY or MINUTELY) with fewer BYxxx values"
+
+
+class EndsBy(StrEnum):
+    """Why a series ends; the values are the API strings."""
+
+    COUNT = "count"
+    """COUNT occurrences have happened."""
+    UNTIL = "until"
+    """UNTIL (or the last RDATE / the one-shot instant) has passed."""
+    CAP = "cap"
+    """The horizon cap added to a rule that would otherwise run forever."""
+
+
+@dataclass(frozen=True)
+class WallRule:
+    """An RRULE with explicit defaults, its DTSTART, first and last wall time and why it ends."""
+
+    kwargs: dict[str, Any]
+    dtstart: datetime
+    first: datetime
+    end: datetime
+    ends_by: EndsBy
+    count: int | None = None
+
+    def walls_from(self, low: datetime) -> Iterator[datetime]:
+        """Occurrences at or after wall time `low`, ascending; cost independent of DTSTART age."""
+        if low > self.end:
+            return
+        index = period_index(
+            self.kwargs["freq"], self.kwargs["interval"], self.kwargs["wkst"], self.dtstart, low
+        )
+        start = period_start(
+            self.kwargs["freq"], self.kwargs["interval"], self.kwargs["wkst"], self.dtstart, index
+        )
+        rule = du.rrule(dtstart=max(start, self.dtstart), until=self.end, **self.kwargs)
+        for wall in rule:
+            if wall >= low:
+                yield wall
+
+
+def build_wall_rule(
+    text: str, kwargs: dict[str, Any], dtstart: datetime, until: datetime | None, cap: datetime
+) -> WallRule:
+    """Validate one rule line against its DTSTART and the horizon; InvalidSchedule when bad."""
+    if until is not None and until < dtstart:
+        reason = f"UNTIL {until:%Y-%m-%d %H:%M} is before DTSTART {dtstart:%Y-%m-%d %H:%M}"
+        raise InvalidSchedule(text, reason, hint="move UNTIL after DTSTART or drop it")
+    rest = dict(kwargs)
+    count = rest.pop("count", None)
+    explicit = explicit_defaults(rest, dtstart)
+    bound = min(until, cap) if until is not None else cap
+    try:
+        rule = du.rrule(dtstart=dtstart, until=bound, **explicit)
+    except ValueError as exc:
+        raise InvalidSchedule(text, f"the rule can never match: {exc}", hint=_HINT) from exc
+    first, last = _scan(text, rule, explicit, dtstart, bound, count)
+    if first is None:
+        reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {bound:%Y-%m-%d}"
+        raise InvalidSchedule(text, reason, hint="check BYMONTH/BYMONTHDAY/BYSETPOS combinations")
+    if last is not None:
+        return WallRule(explicit, dtstart, first, last, EndsBy.COUNT, count)
+    if until is not None and until <= cap:
+        return WallRule(explicit, dtstart, first, until, EndsBy.UNTIL)
+    return WallRule(explicit, dtstart, first, cap, EndsBy.CAP)
+
+
+def explicit_defaults(kwargs: dict[str, Any], dtstart: datetime) -> dict[str, Any]:
+    """`kwargs` with the values dateutil would take from DTSTART written out."""
+    out = dict(kwargs)
+    freq = out["freq"]
+    out.setdefault("wkst", 0)
+    day_parts = ("byweekno", "byyearday", "bymonthday", "byweekday", "byeaster")
+    if not any(out.get(part) for part in day_parts):
+        if freq == du.YEARLY:
+            out.setdefault("bymonth", (dtstart.month,))
+            out["bymonthday"] = (dtstart.day,)
+        elif freq == du.MONTHLY:
+            out["bymonthday"] = (dtstart.day,)
+        elif freq == du.WEEKLY:
+            out["byweekday"] = (du.weekday(dtstart.weekday()),)
+    for name, level, value in (
+        ("byhour", du.HOURLY, dtstart.hour),
+        ("byminute", du.MINUTELY, dtstart.minute),
+        ("bysecond", du.SECONDLY, dtstart.second),
+    ):
+        if freq < level:
+            out.setdefault(name, (value,))
+    return out
+
+
+def min_gap_s(walls: Iterator[datetime], sample: int = 500) -> float | None:
+    """The smallest gap between consecutive walls among the first `sample`."""
+    gaps = [(b - a).total_seconds() for a, b in pairwise(islice(walls, sample))]
+    return min(gaps) if gaps else None
+
+
+def _scan(
+    text: str,
+    rule: du.rrule,
+    explicit: dict[str, Any],
+    dtstart: datetime,
+    bound: datetime,
+    count: int | None,
+) -> tuple[datetime | None, datetime | None]:
+    """(first occurrence, COUNT-th occurrence) within [dtstart, bound], counted per period."""
+    first: datetime | None = None
+    seen = 0
+    for start, candidates in PeriodCounter(rule, dtstart, bound).periods():
+        if not candidates:
+            continue
+        if candidates > MAX_PER_PERIOD:
+            reason = f"{candidates} occurrences in one period (at most {MAX_PER_PERIOD})"
+            raise InvalidSchedule(text, reason, hint=_HINT)
+        if first is not None and start > dtstart and (count is None or seen + candidates < count):
+            seen += candidates
+            continue
+        walls = du.rrule(dtstart=start, **explicit)
+        exact = [w for w in islice(walls, candidates) if dtstart <= w <= bound]
+        first = first or (exact[0] if exact else None)
+        if count is not None and seen + len(exact) >= count:
+            return first, exact[count - seen - 1]
+        seen += len(exact)
+        if first is not None and count is None:
+            return first, None
+    return first, None
