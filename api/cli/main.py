@@ -18,6 +18,8 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("api.cli.db", "db"),
     ("api.cli.tenants", "tenant"),
     ("api.cli.tenants", "key"),
+    ("api.cli.run_script", "run_script"),
+    ("api.cli.preview", "preview"),
 )
 
 

@@ -1,0 +1,31 @@
+"""Running untrusted tenant scripts: three runtimes, hard limits, a narrow host API.
+
+Imports nothing of Cadenza outside this package. Start with `Sandbox` and `Runtime.run`.
+"""
+
+from sandbox.contract import (
+    Event,
+    HostApi,
+    Limits,
+    Outcome,
+    OutcomeStatus,
+    RuntimeName,
+    ScriptContext,
+)
+from sandbox.errors import SandboxError, ScriptRejected
+from sandbox.manager import Runtime, Sandbox, SandboxConfig
+
+__all__ = [
+    "Event",
+    "HostApi",
+    "Limits",
+    "Outcome",
+    "OutcomeStatus",
+    "Runtime",
+    "RuntimeName",
+    "Sandbox",
+    "SandboxConfig",
+    "SandboxError",
+    "ScriptContext",
+    "ScriptRejected",
+]

@@ -1,0 +1,128 @@
+"""The engine side of every host-API call, shared by all runtimes.
+
+Whatever the runtime, a guest's `kv.get/set/delete/keys`, `emit` and `log` arrive here as an
+operation name and JSON-decoded arguments. This is where they are checked (exact built-in
+types, sizes, counts) before the engine's `HostApi` ever sees them, so a `str` subclass with a
+lying `__eq__` or a 10 MB key cannot reach the store.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sandbox.contract import Event, HostApi, Limits, OutcomeStatus
+
+EVENT_TYPE_BYTES = 64
+
+
+class HostCallRefused(Exception):
+    """A host call with bad arguments: the script gets this message as an error."""
+
+
+class HostLimitReached(Exception):
+    """A per-run budget ran out: the run ends with `status`."""
+
+    def __init__(self, status: OutcomeStatus, message: str) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+def exact_json(value: Any, limit_bytes: int, what: str) -> Any:
+    """Return `value` rebuilt from its JSON text: only exact dict/list/str/int/float/bool/None."""
+    try:
+        text = json.dumps(value, allow_nan=False, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise HostCallRefused(f"{what} must be JSON-serialisable: {exc}") from None
+    if len(text.encode()) > limit_bytes:
+        raise HostCallRefused(f"{what} is larger than {limit_bytes} bytes as JSON")
+    return json.loads(text)
+
+
+class HostSession:
+    """One run's view of the host API: validates, counts, collects events and logs."""
+
+    def __init__(self, host: HostApi, limits: Limits) -> None:
+        self._host = host
+        self._limits = limits
+        self.calls = 0
+        self.events: list[Event] = []
+        self.logs: list[str] = []
+        self._log_bytes = 0
+
+    async def call(self, op: Any, args: Any) -> Any:
+        """Run one operation; raise HostCallRefused (script's fault) or HostLimitReached."""
+        if not isinstance(args, list):
+            raise HostCallRefused("host call arguments must be a list")
+        if op == "log":
+            return self._log(args)
+        handler = _OPERATIONS.get(op) if type(op) is str else None
+        if handler is None:
+            raise HostCallRefused(f"unknown host call {op!r}")
+        self.calls += 1
+        if self.calls > self._limits.host_calls:
+            raise HostLimitReached(
+                OutcomeStatus.OUTPUT_LIMIT,
+                f"made more than {self._limits.host_calls} host calls (kv/emit) in one run",
+            )
+        return await handler(self, *_arity(op, args, _ARITY[op]))
+
+    def _key(self, key: Any, what: str = "key") -> str:
+        if not isinstance(key, str):
+            raise HostCallRefused(f"kv {what} must be a str, not {type(key).__name__}")
+        exact = str.__str__(key)  # an exact str even when handed a subclass
+        size = len(exact.encode("utf-8", "surrogatepass"))
+        if size > self._limits.key_bytes or (what == "key" and size == 0):
+            raise HostCallRefused(f"kv {what} must be 1..{self._limits.key_bytes} bytes")
+        return exact
+
+    async def _kv_get(self, key: Any) -> Any:
+        return await self._host.kv_get(self._key(key))
+
+    async def _kv_set(self, key: Any, value: Any) -> None:
+        exact_key = self._key(key)
+        await self._host.kv_set(exact_key, exact_json(value, self._limits.value_bytes, "value"))
+
+    async def _kv_delete(self, key: Any) -> None:
+        await self._host.kv_delete(self._key(key))
+
+    async def _kv_keys(self, prefix: Any) -> list[str]:
+        keys = await self._host.kv_keys(self._key(prefix, "prefix"))
+        return [str(k) for k in keys]
+
+    async def _emit(self, type_: Any, payload: Any) -> None:
+        if not isinstance(type_, str) or not 0 < len(type_.encode()) <= EVENT_TYPE_BYTES:
+            raise HostCallRefused(f"event type must be a str of 1..{EVENT_TYPE_BYTES} bytes")
+        if len(self.events) >= self._limits.events:
+            raise HostLimitReached(
+                OutcomeStatus.OUTPUT_LIMIT,
+                f"emitted more than {self._limits.events} events in one run",
+            )
+        value = exact_json(payload, self._limits.value_bytes, "event payload")
+        self.events.append(Event(type=str.__str__(type_), payload=value))
+
+    def _log(self, args: list[Any]) -> None:
+        line = " ".join(a if isinstance(a, str) else json.dumps(a) for a in args)
+        self._log_bytes += len(line.encode("utf-8", "replace")) + 1
+        if self._log_bytes > self._limits.output_bytes:
+            raise HostLimitReached(
+                OutcomeStatus.OUTPUT_LIMIT,
+                f"logged more than {self._limits.output_bytes} bytes in one run",
+            )
+        self.logs.append(line)
+
+
+def _arity(op: str, args: list[Any], count: int) -> list[Any]:
+    if len(args) != count:
+        raise HostCallRefused(f"{op} takes {count} argument(s), got {len(args)}")
+    return args
+
+
+_OPERATIONS = {
+    "kv_get": HostSession._kv_get,
+    "kv_set": HostSession._kv_set,
+    "kv_delete": HostSession._kv_delete,
+    "kv_keys": HostSession._kv_keys,
+    "emit": HostSession._emit,
+}
+_ARITY = {"kv_get": 1, "kv_set": 2, "kv_delete": 1, "kv_keys": 1, "emit": 2}

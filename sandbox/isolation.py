@@ -1,0 +1,102 @@
+"""The isolation layers of a python worker, each detected, applied and reported.
+
+`prepare_worker` runs in a freshly forked worker before it is handed out (nothing tenant-
+specific is known yet); `confine_worker` runs when the job (and so the limits) arrives, just
+before the tenant's code is compiled. Order matters: rlimits before seccomp (which forbids
+setrlimit), privileges dropped before no-new-privs and seccomp.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+from dataclasses import dataclass
+
+from sandbox import seccomp
+
+_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
+_CLONE_NEWNET, _CLONE_NEWIPC = 0x40000000, 0x08000000
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class Layers:
+    """Which layers this platform gives us (True = applied to every python worker)."""
+
+    rlimits: bool = True
+    closed_fds: bool = True
+    empty_env: bool = True
+    empty_cwd: bool = True
+    chroot: bool = False
+    drop_privileges: bool = False
+    no_new_privs: bool = False
+    seccomp: bool = False
+    network_namespace: bool = False
+
+    def as_dict(self) -> dict[str, bool]:
+        return dict(vars(self))
+
+    def missing(self) -> list[str]:
+        return [name for name, present in self.as_dict().items() if not present]
+
+
+def enter_namespaces() -> bool:
+    """Move the zygote (and so every worker) into a fresh, empty network + IPC namespace."""
+    return os.geteuid() == 0 and _LIBC.unshare(_CLONE_NEWNET | _CLONE_NEWIPC) == 0
+
+
+def detect(has_netns: bool) -> Layers:
+    """What can be applied here; called in the zygote before the first fork."""
+    is_root = os.geteuid() == 0
+    nnp = _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    return Layers(
+        chroot=is_root,
+        drop_privileges=is_root,
+        no_new_privs=nnp,
+        seccomp=nnp and seccomp.is_supported(),
+        network_namespace=has_netns,
+    )
+
+
+def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int) -> int:
+    """Job-independent confinement of a fresh worker (it has not seen any tenant input).
+
+    Returns the worker's virtual size before confinement, so that the memory limit later
+    counts only what the tenant's code adds.
+    """
+    with open("/proc/self/statm", "rb") as statm:
+        baseline_vm_bytes = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, keep_fd)
+    os.closerange(keep_fd + 1, 1 << 16)
+    os.environ.clear()
+    os.chdir(root_dir)
+    if layers.chroot:
+        os.chroot(root_dir)
+        os.chdir("/")
+    if layers.drop_privileges:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    if layers.no_new_privs:
+        _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    return baseline_vm_bytes
+
+
+def confine_worker(
+    layers: Layers, baseline_vm_bytes: int, memory_bytes: int, cpu_s: float, filter_bpf: bytes
+) -> None:
+    """Apply the run's limits, then the seccomp filter; the tenant's code comes next."""
+    address_space = baseline_vm_bytes + memory_bytes
+    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    cpu = max(1, int(cpu_s + 0.999))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    for limit in (resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC, resource.RLIMIT_CORE):
+        resource.setrlimit(limit, (0, 0))
+    if layers.seccomp:
+        seccomp.install(filter_bpf)

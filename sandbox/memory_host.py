@@ -1,0 +1,25 @@
+"""An in-memory `HostApi` over a dict: for `cadenza run-script`, tests and benchmarks."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+
+class MemoryHost:
+    """One tenant's kv in a dict; `kv` shows what the script left behind."""
+
+    def __init__(self, kv: dict[str, Any] | None = None) -> None:
+        self.kv: dict[str, Any] = copy.deepcopy(kv) if kv else {}
+
+    async def kv_get(self, key: str) -> Any | None:
+        return copy.deepcopy(self.kv.get(key))
+
+    async def kv_set(self, key: str, value: Any) -> None:
+        self.kv[key] = copy.deepcopy(value)
+
+    async def kv_delete(self, key: str) -> None:
+        self.kv.pop(key, None)
+
+    async def kv_keys(self, prefix: str) -> list[str]:
+        return sorted(k for k in self.kv if k.startswith(prefix))

@@ -1,0 +1,164 @@
+"""The engine's side of the zygote: a pool of pre-forked, single-use python workers.
+
+Each `acquire()` hands out a fresh worker (its socket and a pidfd to kill it by) and asks the
+zygote for a replacement, so forking happens ahead of demand and off the run's critical path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sandbox.errors import SandboxError
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+@dataclass
+class WorkerHandle:
+    """One worker process: talk over `sock`, kill through `pidfd` (immune to pid reuse)."""
+
+    pid: int
+    sock: socket.socket
+    pidfd: int
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError, OSError):
+            signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
+
+    def close(self) -> None:
+        self.sock.close()
+        with contextlib.suppress(OSError):
+            os.close(self.pidfd)
+
+
+class WorkerPool:
+    """Starts the zygote, keeps `size` workers ready, and reports how each worker ended."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._requested = 0
+        self._ready: asyncio.Queue[WorkerHandle] = asyncio.Queue()
+        self._exits: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._control: socket.socket | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._started: asyncio.Future[dict[str, bool]] | None = None
+        self.layers: dict[str, bool] = {}
+
+    async def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._process = subprocess.Popen(
+            [sys.executable, "-m", "sandbox.zygote", str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+            env={"PYTHONPATH": _PACKAGE_ROOT, "PYTHONDONTWRITEBYTECODE": "1"},
+            cwd="/",
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        theirs.close()
+        ours.setblocking(False)
+        self._control = ours
+        self._started = loop.create_future()
+        loop.add_reader(ours.fileno(), self._on_readable)
+        self._request(self._size)
+        try:
+            self.layers = await asyncio.wait_for(asyncio.shield(self._started), 30)
+        except TimeoutError:
+            await self.stop()
+            raise SandboxError("the python zygote did not start within 30 s") from None
+
+    async def acquire(self) -> WorkerHandle:
+        """A fresh worker; the caller must `release` it. Raises SandboxError if the zygote died."""
+        if self._control is None:
+            raise SandboxError("the sandbox is not started; use `async with Sandbox()`")
+        if self._ready.empty():
+            self._request(1)
+        handle = await self._ready.get()
+        if handle.pid < 0:
+            self._ready.put_nowait(handle)
+            raise SandboxError("the python zygote has died; restart the sandbox")
+        self._exits[handle.pid] = asyncio.get_running_loop().create_future()
+        return handle
+
+    async def exit_report(self, handle: WorkerHandle, timeout_s: float) -> dict[str, Any] | None:
+        """How the worker ended (signal, exit code, rusage), or None if not known in time."""
+        future = self._exits.get(handle.pid)
+        if future is None:
+            return None
+        with contextlib.suppress(TimeoutError):
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
+        return None
+
+    def release(self, handle: WorkerHandle) -> None:
+        handle.kill()
+        handle.close()
+        self._exits.pop(handle.pid, None)
+        if self._ready.qsize() + self._requested < self._size:
+            self._request(1)
+
+    def _request(self, count: int) -> None:
+        if self._control is not None:
+            with contextlib.suppress(OSError):
+                self._control.send(json.dumps({"spawn": count}).encode())
+                self._requested += count
+
+    def _on_readable(self) -> None:
+        assert self._control is not None
+        while True:
+            try:
+                data, fds, _, _ = socket.recv_fds(self._control, 4096, 2)
+            except BlockingIOError:
+                return
+            except OSError:
+                data, fds = b"", []
+            if not data:
+                self._on_zygote_lost()
+                return
+            self._dispatch(json.loads(data), fds)
+
+    def _dispatch(self, message: dict[str, Any], fds: list[int]) -> None:
+        if "pid" in message and len(fds) == 2:
+            self._requested -= 1
+            sock = socket.socket(fileno=fds[0])
+            self._ready.put_nowait(WorkerHandle(message["pid"], sock, fds[1]))
+        elif "exit" in message:
+            future = self._exits.get(message["exit"])
+            if future is not None and not future.done():
+                future.set_result(message)
+        elif "layers" in message and self._started and not self._started.done():
+            self._started.set_result(message["layers"])
+        for fd in fds if "pid" not in message else ():
+            os.close(fd)
+
+    def _on_zygote_lost(self) -> None:
+        if self._control is not None:
+            asyncio.get_running_loop().remove_reader(self._control.fileno())
+        self._ready.put_nowait(WorkerHandle(-1, socket.socket(), -1))
+        if self._started and not self._started.done():
+            self._started.set_exception(SandboxError("the python zygote exited at start"))
+
+    async def stop(self) -> None:
+        if self._control is not None:
+            with contextlib.suppress(ValueError, RuntimeError):
+                asyncio.get_running_loop().remove_reader(self._control.fileno())
+            self._control.close()
+            self._control = None
+        while not self._ready.empty():
+            self._ready.get_nowait().close()
+        if self._process is not None:
+            try:
+                await asyncio.to_thread(self._process.wait, 10)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                await asyncio.to_thread(self._process.wait)
+            self._process = None

@@ -1,0 +1,157 @@
+"""The `python` runtime: RestrictedPython in a fresh, confined worker process per run.
+
+The engine side of one run is a short conversation with a worker from the pool: send the job,
+answer host calls, read the report. The wall clock is enforced here, from outside the
+worker (SIGKILL through a pidfd), so nothing inside can outlast it; a worker that dies
+without reporting becomes an outcome (`crashed`, or `timeout` for the CPU limit), never an
+engine error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import signal
+from typing import Any
+
+from sandbox import framing
+from sandbox.cache import CompileCache, Compiled, content_key
+from sandbox.contract import (
+    HostApi,
+    Limits,
+    Outcome,
+    OutcomeStatus,
+    RuntimeName,
+    ScriptContext,
+)
+from sandbox.errors import ScriptRejected
+from sandbox.hostcalls import HostCallRefused, HostLimitReached, HostSession
+from sandbox.outcomes import Run
+from sandbox.pool import WorkerHandle, WorkerPool
+from sandbox.source import decode_script, describe_seconds
+
+_CODE_FRAME_BYTES = 16 * 1024 * 1024
+_DONE: dict[str, Any] = {"done": True}
+
+
+class PythonRuntime:
+    """`runtime("python")`: see `sandbox.Runtime` for the contract."""
+
+    name = RuntimeName.PYTHON
+
+    def __init__(self, pool: WorkerPool, cache: CompileCache, compile_limits: Limits) -> None:
+        self._pool = pool
+        self._cache = cache
+        self._compile_limits = compile_limits
+
+    async def validate(self, script: str | bytes) -> None:
+        """Compile in a worker (bounded like a run); raise ScriptRejected(line, reason)."""
+        source = decode_script(script)
+        key = content_key("python", source)
+        if self._cache.get(key) is None:
+            job = {"mode": "compile", "source": source}
+            outcome = await self._converse(job, key, self._compile_limits, None)
+            if self._cache.get(key) is None:
+                raise ScriptRejected(f"the script could not be compiled: {outcome.error}")
+        entry = self._cache.get(key)
+        if entry is not None and entry.reason is not None:
+            raise ScriptRejected(entry.reason, entry.line)
+
+    async def run(
+        self, script: str | bytes, context: ScriptContext, limits: Limits, host: HostApi
+    ) -> Outcome:
+        """Run `main(ctx)` once; every failure of the script is the returned Outcome."""
+        run = Run(RuntimeName.PYTHON, limits)
+        try:
+            source = decode_script(script)
+        except ScriptRejected as exc:
+            return run.rejected(exc)
+        key = content_key("python", source)
+        entry = self._cache.get(key)
+        if entry is not None and entry.reason is not None:
+            return run.rejected(ScriptRejected(entry.reason, entry.line))
+        job: dict[str, Any] = {"mode": "run", "context": context.to_json(), "limits": vars(limits)}
+        if entry is not None and entry.artifact is not None:
+            job["code"] = base64.b64encode(entry.artifact).decode()
+        else:
+            job["source"] = source
+        return await self._converse(job, key, limits, HostSession(host, limits), run)
+
+    async def _converse(
+        self,
+        job: dict[str, Any],
+        key: str,
+        limits: Limits,
+        session: HostSession | None,
+        run: Run | None = None,
+    ) -> Outcome:
+        run = run or Run(RuntimeName.PYTHON, limits)
+        job.setdefault("limits", vars(limits))
+        handle = await self._pool.acquire()
+        run.pid = handle.pid
+        frame_bytes = _CODE_FRAME_BYTES + 6 * limits.output_bytes + 2 * limits.result_bytes
+        loop = asyncio.get_running_loop()
+        handle.sock.setblocking(False)
+        try:
+            async with asyncio.timeout(limits.timeout_s):
+                await loop.sock_sendall(handle.sock, framing.encode(job))
+                while True:
+                    message = await framing.read(handle.sock, frame_bytes)
+                    reply = await self._handle(message, key, session, run)
+                    if reply is _DONE:
+                        return run.outcome(session)
+                    if reply is not None:
+                        await loop.sock_sendall(handle.sock, framing.encode(reply))
+        except TimeoutError:
+            handle.kill()
+            return run.timed_out(session)
+        except (EOFError, framing.FrameError, ConnectionError):
+            return await self._died(handle, run, session)
+        except HostLimitReached as exc:
+            return run.ended(exc.status, str(exc), session)
+        finally:
+            self._pool.release(handle)
+
+    async def _handle(
+        self, message: Any, key: str, session: HostSession | None, run: Run
+    ) -> dict[str, Any] | None:
+        """React to one worker message: a reply to send, None, or _DONE once it has reported."""
+        kind = message.get("t") if isinstance(message, dict) else None
+        if kind == "compiled":
+            self._cache.put(key, Compiled(artifact=base64.b64decode(message["code"])))
+            return None
+        if kind == "call" and session is not None:
+            return await _answer(session, message)
+        if kind == "done":
+            if message.get("status") == OutcomeStatus.REJECTED:
+                self._cache.put(
+                    key, Compiled(reason=str(message.get("error")), line=message.get("line"))
+                )
+            run.report(message)
+            return _DONE
+        raise framing.FrameError(f"unexpected worker message {kind!r}")
+
+    async def _died(self, handle: WorkerHandle, run: Run, session: HostSession | None) -> Outcome:
+        report = await self._pool.exit_report(handle, 2.0) or {}
+        run.cpu_s = report.get("cpu_s")
+        run.peak_memory_bytes = report.get("peak_memory_bytes")
+        number = report.get("signal")
+        if number == signal.SIGXCPU:
+            limit = describe_seconds(run.limits.effective_cpu_s)
+            return run.ended(OutcomeStatus.TIMEOUT, f"used more than {limit} of CPU time", session)
+        name = signal.Signals(number).name if number else f"exit code {report.get('code')}"
+        return run.ended(
+            OutcomeStatus.CRASHED, f"the worker died without reporting ({name})", session
+        )
+
+
+async def _answer(session: HostSession, message: dict[str, Any]) -> dict[str, Any]:
+    try:
+        value = await session.call(message.get("op"), message.get("args"))
+        json.dumps(value, allow_nan=False)
+    except HostCallRefused as exc:
+        return {"error": str(exc)}
+    except (TypeError, ValueError) as exc:
+        return {"error": f"the stored value is not JSON: {exc}"}
+    return {"value": value}

@@ -1,0 +1,95 @@
+"""A seccomp-BPF allow-list for python workers, built with ctypes (no extra dependency).
+
+Installed in the worker after its resource limits are set and before tenant code is loaded.
+Every system call not listed fails with EPERM (the script sees an OSError, the worker lives
+on to report it); x32 and foreign-architecture calls kill the process. The list is what a
+CPython interpreter needs to compute, allocate memory and talk over its already-open socket:
+no open, no socket, no fork/clone, no exec, no kill, no ptrace, no setrlimit.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import platform
+import struct
+
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_ALLOWED_X86_64 = (
+    0,  # read
+    1,  # write
+    3,  # close
+    5,  # fstat
+    8,  # lseek
+    9,  # mmap
+    10,  # mprotect
+    11,  # munmap
+    12,  # brk
+    13,  # rt_sigaction
+    14,  # rt_sigprocmask
+    15,  # rt_sigreturn
+    17,  # pread64
+    19,  # readv
+    20,  # writev
+    24,  # sched_yield
+    25,  # mremap
+    28,  # madvise
+    39,  # getpid
+    44,  # sendto
+    45,  # recvfrom
+    46,  # sendmsg
+    47,  # recvmsg
+    60,  # exit
+    96,  # gettimeofday
+    98,  # getrusage
+    131,  # sigaltstack
+    186,  # gettid
+    202,  # futex
+    228,  # clock_gettime
+    229,  # clock_getres
+    231,  # exit_group
+    262,  # newfstatat
+    318,  # getrandom
+)
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
+_RET_ALLOW, _RET_EPERM, _RET_KILL = 0x7FFF0000, 0x00050000 | 1, 0x80000000
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_LIBC = ctypes.CDLL(None, use_errno=True)
+
+
+def is_supported() -> bool:
+    """Seccomp filters are built for x86-64 Linux only; elsewhere the layer is reported absent."""
+    return platform.system() == "Linux" and platform.machine() == "x86_64"
+
+
+def _instruction(code: int, jt: int, jf: int, k: int) -> bytes:
+    return struct.pack("HBBI", code, jt, jf, k)
+
+
+def build_filter() -> bytes:
+    """The BPF program (bytes of `struct sock_filter[]`); built once, before forking."""
+    count = len(_ALLOWED_X86_64)
+    program = [
+        _instruction(_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+        _instruction(_JEQ_K, 0, count + 4, _AUDIT_ARCH_X86_64),
+        _instruction(_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+        _instruction(_JGE_K, count, 0, 0x40000000),  # x32 ABI -> EPERM
+    ]
+    program += [_instruction(_JEQ_K, count - i, 0, nr) for i, nr in enumerate(_ALLOWED_X86_64)]
+    program += [
+        _instruction(_RET_K, 0, 0, _RET_EPERM),
+        _instruction(_RET_K, 0, 0, _RET_ALLOW),
+        _instruction(_RET_K, 0, 0, _RET_KILL),
+    ]
+    return b"".join(program)
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = (("len", ctypes.c_ushort), ("filter", ctypes.c_char_p))
+
+
+def install(program: bytes) -> None:
+    """Load the filter into this process (needs no-new-privs or CAP_SYS_ADMIN); raises OSError."""
+    fprog = _SockFprog(len(program) // 8, program)
+    if _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, "seccomp filter refused")
