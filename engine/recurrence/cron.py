@@ -115,7 +115,7 @@ def build_cron(
             position=0,
             hint="check the day-of-month and month fields (e.g. 31 in February)",
         )
-    gap_s = min_gap_s(cron.walls_from(span[0]), 200)
+    gap_s = min_gap_s(cron.walls_from(span[0]), 20)
     if gap_s is not None and gap_s < min_interval_s:
         reason = f"cron {expression!r} runs {gap_s:g} s apart; the minimum is {min_interval_s} s"
         raise InvalidSchedule(text, reason, position=0, hint="use a larger minute step")

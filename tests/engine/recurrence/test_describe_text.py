@@ -17,18 +17,43 @@ _ANCHOR = datetime(2026, 1, 5, 8, 0, tzinfo=UTC)
 TEXTS = [
     # (id, schedule, zone, expected text, complete)
     ("weekdays", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "UTC", "every weekday at 8:00 (UTC)", True),
-    ("last-monday", "FREQ=MONTHLY;BYDAY=-1MO;BYHOUR=9", "UTC",
-     "every month on the last Monday at 9:00 (UTC)", True),
+    (
+        "last-monday",
+        "FREQ=MONTHLY;BYDAY=-1MO;BYHOUR=9",
+        "UTC",
+        "every month on the last Monday at 9:00 (UTC)",
+        True,
+    ),
     ("three-hours", "FREQ=DAILY;BYHOUR=10,12,17", "UTC", "every day at 10, 12 and 17 (UTC)", True),
-    ("berlin-weekdays", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9", "Europe/Berlin",
-     "every weekday at 9:00 (Europe/Berlin)", True),
+    (
+        "berlin-weekdays",
+        "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9",
+        "Europe/Berlin",
+        "every weekday at 9:00 (Europe/Berlin)",
+        True,
+    ),
     ("count", "FREQ=DAILY;BYHOUR=9;COUNT=20", "UTC", "every day at 9:00 for 20 times (UTC)", True),
-    ("until", "FREQ=WEEKLY;BYDAY=TU;BYHOUR=9;UNTIL=20261110T230000Z", "UTC",
-     "every week on Tuesday at 9:00 until November 10, 2026 (UTC)", True),
-    ("last-weekday", "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=18", "UTC",
-     "every month on the last weekday at 18:00 (UTC)", True),
-    ("weekno-is-verbatim", "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=9", "UTC",
-     "every year on Monday at 9:00 (also: BYWEEKNO=20) (UTC)", False),
+    (
+        "until",
+        "FREQ=WEEKLY;BYDAY=TU;BYHOUR=9;UNTIL=20261110T230000Z",
+        "UTC",
+        "every week on Tuesday at 9:00 until November 10, 2026 (UTC)",
+        True,
+    ),
+    (
+        "last-weekday",
+        "FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1;BYHOUR=18",
+        "UTC",
+        "every month on the last weekday at 18:00 (UTC)",
+        True,
+    ),
+    (
+        "weekno-is-verbatim",
+        "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=9",
+        "UTC",
+        "every year on Monday at 9:00 (also: BYWEEKNO=20) (UTC)",
+        False,
+    ),
     ("cron-weekdays", "30 9 * * 1-5", "UTC", "at 09:30, Monday through Friday (UTC)", True),
     ("cron-every-15", "*/15 * * * *", "UTC", "every 15 minutes (UTC)", True),
     ("cron-or", "0 9 1 * MON", "UTC", "at 09:00, on the 1st of the month or on Monday (UTC)", True),
@@ -36,19 +61,26 @@ TEXTS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "zone", "expected", "complete"), [t[1:] for t in TEXTS],
-                         ids=[t[0] for t in TEXTS])
-def test_describe_reads_like_a_calendar(text: str, zone: str, expected: str, complete: bool) -> None:
+@pytest.mark.parametrize(
+    ("text", "zone", "expected", "complete"), [t[1:] for t in TEXTS], ids=[t[0] for t in TEXTS]
+)
+def test_describe_reads_like_a_calendar(
+    text: str, zone: str, expected: str, complete: bool
+) -> None:
     description = parse_schedule(text, zone, anchor=_ANCHOR).describe()
     assert (description.text, description.complete) == (expected, complete)
 
 
 ENGLISH = [
     ("every weekday at 9am", "every weekday at 9:00 (Europe/Berlin)"),
-    ("every 2 weeks on Monday and Thursday at 17:30",
-     "every 2 weeks on Monday and Thursday at 17:30 (Europe/Berlin)"),
-    ("on the last Friday of every month at 18:00",
-     "every month on the last Friday at 18:00 (Europe/Berlin)"),
+    (
+        "every 2 weeks on Monday and Thursday at 17:30",
+        "every 2 weeks on Monday and Thursday at 17:30 (Europe/Berlin)",
+    ),
+    (
+        "on the last Friday of every month at 18:00",
+        "every month on the last Friday at 18:00 (Europe/Berlin)",
+    ),
 ]
 
 
@@ -56,7 +88,10 @@ ENGLISH = [
 def test_english_round_trips_through_describe(phrase: str, expected: str) -> None:
     schedule = parse_schedule(phrase, "Europe/Berlin", anchor=_ANCHOR)
     assert schedule.describe().text == expected
-    assert parse_schedule(expected.rsplit(" (", 1)[0], "Europe/Berlin", anchor=_ANCHOR).describe().text == expected
+    assert (
+        parse_schedule(expected.rsplit(" (", 1)[0], "Europe/Berlin", anchor=_ANCHOR).describe().text
+        == expected
+    )
 
 
 def test_next_after_cost_does_not_grow_with_age() -> None:
@@ -71,8 +106,13 @@ def test_next_after_cost_does_not_grow_with_age() -> None:
 
 def test_cli_bad_input_is_one_line_exit_2() -> None:
     cadenza = Path(sys.executable).parent / "cadenza"
-    done = subprocess.run([str(cadenza), "preview", "FREQ=MONTHLY;BYMONTHDAY=32"],
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [str(cadenza), "preview", "FREQ=MONTHLY;BYMONTHDAY=32"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1
     assert "BYMONTHDAY=32: day of month must be 1..31 or -31..-1" in done.stderr

@@ -16,16 +16,23 @@ from engine.recurrence import parse_schedule, preview
 
 _BEFORE = datetime(1996, 1, 1, tzinfo=UTC)
 _CADENZA = Path(sys.executable).parent / "cadenza"
-_CLI_IDS = {"daily-count-10", "first-last-sunday-every-other-month", "monday-of-week-20",
-            "friday-13th-with-exdate", "second-to-last-weekday", "every-3-hours-9-to-5"}
+_CLI_IDS = {
+    "daily-count-10",
+    "first-last-sunday-every-other-month",
+    "monday-of-week-20",
+    "friday-13th-with-exdate",
+    "second-to-last-weekday",
+    "every-3-hours-9-to-5",
+}
 
 
 def _local(values: list[datetime]) -> list[str]:
     return [f"{v:%Y-%m-%d %H:%M}" for v in values]
 
 
-@pytest.mark.parametrize(("text", "expected", "whole"), [e[1:] for e in EXAMPLES],
-                         ids=[e[0] for e in EXAMPLES])
+@pytest.mark.parametrize(
+    ("text", "expected", "whole"), [e[1:] for e in EXAMPLES], ids=[e[0] for e in EXAMPLES]
+)
 def test_rfc5545_example_gives_rfc_dates(text: str, expected: list[str], whole: bool) -> None:
     schedule = parse_schedule(text, "UTC")
     count = len(expected) + 1 if whole else len(expected)
@@ -34,14 +41,29 @@ def test_rfc5545_example_gives_rfc_dates(text: str, expected: list[str], whole: 
     assert all(str(at.tzinfo) == "America/New_York" for at in got)
 
 
-@pytest.mark.parametrize(("text", "expected", "whole"),
-                         [e[1:] for e in EXAMPLES if e[0] in _CLI_IDS],
-                         ids=[e[0] for e in EXAMPLES if e[0] in _CLI_IDS])
+@pytest.mark.parametrize(
+    ("text", "expected", "whole"),
+    [e[1:] for e in EXAMPLES if e[0] in _CLI_IDS],
+    ids=[e[0] for e in EXAMPLES if e[0] in _CLI_IDS],
+)
 def test_rfc5545_example_through_cli_json(text: str, expected: list[str], whole: bool) -> None:
     count = str(len(expected) + 1 if whole else len(expected))
     done = subprocess.run(
-        [str(_CADENZA), "preview", text, "--after", "1996-01-01T00:00:00Z", "--count", count,
-         "--json"], capture_output=True, text=True, timeout=60, check=False)
+        [
+            str(_CADENZA),
+            "preview",
+            text,
+            "--after",
+            "1996-01-01T00:00:00Z",
+            "--count",
+            count,
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     got = [datetime.fromisoformat(at) for at in data["occurrences"]]
