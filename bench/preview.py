@@ -17,7 +17,8 @@ TYPICAL = [
     ("last Monday monthly", "FREQ=MONTHLY;BYDAY=-1MO;BYHOUR=9", "UTC"),
     (
         "business hours hourly, 10 years old",
-        "DTSTART:20160101T090000Z RRULE:FREQ=HOURLY;BYHOUR=9,10,11,12,13,14,15,16;BYDAY=MO,TU,WE,TH,FR",
+        "DTSTART:20160101T090000Z RRULE:FREQ=HOURLY;BYHOUR=9,10,11,12,13,14,15,16;"
+        "BYDAY=MO,TU,WE,TH,FR",
         "UTC",
     ),
     (
