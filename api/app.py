@@ -1,38 +1,44 @@
-"""The FastAPI application factory: routes, error mapping and the process's shared state."""
+"""The FastAPI application factory: routers, the error table, limits and the process's state."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import FastAPI
-from fastapi.responses import JSONResponse
-from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api import problems
+from api.bodysize import BodySizeLimit
+from api.openapi import install_openapi
+from api.ratelimit import RateLimiter
+from api.routes import admin, data, keys, operations, preview, tenant, webhooks
+from api.schemas.problems import problem_docs
 from api.settings import Settings
-from engine.store import schema
+from api.static import mount_ui
+
+if TYPE_CHECKING:
+    from engine.service import EngineService
+
+#: Errors any tenant-scoped route may answer (each route's input errors come on top).
+TENANT_ERRORS = problem_docs(401, 403, 404, 413, 422, 429)
+OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422)
 
 
-def create_app(settings: Settings, db: AsyncEngine) -> FastAPI:
-    """An app serving `db`; the caller owns the engine's lifetime."""
-    app = FastAPI(title="Cadenza", version="0.1.0")
+def create_app(
+    settings: Settings, db: AsyncEngine, engine_service: EngineService | None = None
+) -> FastAPI:
+    """An app serving `db` (and `engine_service`'s rules); the caller owns both lifetimes."""
+    app = FastAPI(title="Cadenza", version="0.1.0", docs_url="/docs", openapi_url="/openapi.json")
     app.state.settings = settings
     app.state.db = db
-
-    @app.get("/healthz", tags=["operations"])
-    async def healthz() -> dict[str, str]:
-        """The process is up."""
-        return {"status": "ok"}
-
-    @app.get("/readyz", tags=["operations"])
-    async def readyz() -> JSONResponse:
-        """The database answers and its schema is the one this code expects."""
-        try:
-            async with db.connect() as conn:
-                await conn.execute(text("SELECT 1"))
-            current = await schema.is_current(db)
-        except Exception as exc:  # readiness reports any failure instead of raising it
-            return JSONResponse({"status": "unavailable", "detail": str(exc)[:200]}, 503)
-        if not current:
-            return JSONResponse({"status": "unavailable", "detail": "schema not migrated"}, 503)
-        return JSONResponse({"status": "ready"})
-
+    app.state.engine = engine_service
+    app.state.rate_limiter = RateLimiter()
+    problems.install(app)
+    app.include_router(operations.router)
+    for module in (preview, tenant, keys, data, webhooks):
+        app.include_router(module.router, responses=TENANT_ERRORS)
+    app.include_router(admin.router, responses=OPERATOR_ERRORS)
+    app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
+    install_openapi(app)
+    mount_ui(app)
     return app

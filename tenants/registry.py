@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tenants.errors import Conflict, InvalidInput, NotFound
 from tenants.ids import new_id
 from tenants.keys import IssuedKey, Role, create_key
-from tenants.tables import tenants
+from tenants.tables import tenants, usage
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
@@ -129,3 +130,50 @@ async def set_status(conn: AsyncConnection, tenant_id: str, status: TenantStatus
     if result.rowcount == 0:
         raise NotFound(f"no tenant {tenant_id!r}")
     return await get_tenant(conn, tenant_id)
+
+
+async def update_tenant(
+    conn: AsyncConnection,
+    tenant_id: str,
+    *,
+    name: str | None = None,
+    quotas: Mapping[str, Any] | None = None,
+) -> Tenant:
+    """Rename a tenant and/or change some of its quotas (only columns of QUOTA_COLUMNS)."""
+    values: dict[str, Any] = dict(quotas or {})
+    unknown = sorted(set(values) - set(QUOTA_COLUMNS))
+    if unknown:
+        raise InvalidInput(f"unknown quota {unknown[0]!r}: use one of {', '.join(QUOTA_COLUMNS)}")
+    if name is not None:
+        values["name"] = validate_name(name)
+    if not values:
+        return await get_tenant(conn, tenant_id)
+    try:
+        async with conn.begin_nested():
+            result = await conn.execute(
+                update(tenants).where(tenants.c.id == tenant_id).values(**values)
+            )
+    except IntegrityError as exc:
+        raise Conflict(f"a tenant named {name!r} already exists: choose another name") from exc
+    if result.rowcount == 0:
+        raise NotFound(f"no tenant {tenant_id!r}")
+    return await get_tenant(conn, tenant_id)
+
+
+async def delete_tenant(conn: AsyncConnection, tenant_id: str) -> None:
+    """Delete a tenant and, by cascade, everything it owns (keys, rules, runs, data)."""
+    result = await conn.execute(delete(tenants).where(tenants.c.id == tenant_id))
+    if result.rowcount == 0:
+        raise NotFound(f"no tenant {tenant_id!r}")
+
+
+async def usage_on(conn: AsyncConnection, tenant_id: str, day: date) -> dict[str, int]:
+    """The tenant's runs and CPU milliseconds counted for `day` (zeros when nothing ran)."""
+    row = (
+        await conn.execute(
+            select(usage.c.runs, usage.c.cpu_ms).where(
+                usage.c.tenant_id == tenant_id, usage.c.day == day
+            )
+        )
+    ).first()
+    return {"runs": int(row.runs), "cpu_ms": int(row.cpu_ms)} if row else {"runs": 0, "cpu_ms": 0}

@@ -1,0 +1,122 @@
+"""Request dependencies, as `Annotated` aliases: the database, the engine, and who is calling.
+
+Every tenant-scoped handler takes its tenant from `Caller`, and `Caller` comes from exactly
+one place: `current_caller`, which authenticates the API key, loads its tenant and charges
+the tenant's rate limit. Handlers never read a tenant id from the request.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated
+
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from api.errors import EngineUnavailable, Forbidden, Unauthorized
+from api.ratelimit import RateLimiter
+from api.settings import Settings
+from tenants.keys import ROLE_RANK, ApiKey, Role, authenticate
+from tenants.registry import Tenant, TenantStatus, get_tenant
+
+if TYPE_CHECKING:
+    from engine.service import EngineService
+
+MAX_SECRET_CHARS = 200
+
+_api_key = HTTPBearer(
+    scheme_name="ApiKey", description="A tenant API key: `Bearer cdz_…`.", auto_error=False
+)
+_operator = HTTPBearer(
+    scheme_name="OperatorToken",
+    description="The operator token (`CADENZA_ADMIN_TOKEN`).",
+    auto_error=False,
+)
+Credentials = HTTPAuthorizationCredentials | None
+
+
+def _db(request: Request) -> AsyncEngine:
+    return request.app.state.db  # type: ignore[no-any-return]
+
+
+def _settings(request: Request) -> Settings:
+    return request.app.state.settings  # type: ignore[no-any-return]
+
+
+def _engine(request: Request) -> EngineService:
+    service = request.app.state.engine
+    if service is None:
+        raise EngineUnavailable()
+    return service  # type: ignore[no-any-return]
+
+
+DbDep = Annotated[AsyncEngine, Depends(_db)]
+SettingsDep = Annotated[Settings, Depends(_settings)]
+EngineDep = Annotated["EngineService", Depends(_engine)]
+
+
+@dataclass(frozen=True)
+class Caller:
+    """The authenticated key and its tenant: the only source of a request's tenant id."""
+
+    key: ApiKey
+    tenant: Tenant
+
+    @property
+    def tenant_id(self) -> str:
+        return self.tenant.id
+
+
+async def current_caller(
+    request: Request, db: DbDep, credentials: Annotated[Credentials, Depends(_api_key)]
+) -> Caller:
+    """Authenticate the Bearer API key (401 if missing, unknown or revoked) and rate-limit it."""
+    secret = credentials.credentials if credentials else ""
+    if not secret or len(secret) > MAX_SECRET_CHARS or not secret.isascii():
+        raise Unauthorized()
+    async with db.connect() as conn:
+        key = await authenticate(conn, secret)
+        tenant = None if key is None else await get_tenant(conn, key.tenant_id)
+    if key is None or tenant is None:
+        raise Unauthorized("unknown or revoked API key: ask your tenant's admin for a key")
+    limiter: RateLimiter = request.app.state.rate_limiter
+    limiter.hit(tenant.id, int(tenant.quotas["requests_per_minute"]))
+    return Caller(key=key, tenant=tenant)
+
+
+def require(role: Role):  # type: ignore[no-untyped-def]
+    """A dependency that lets only keys of `role` or higher through (403 otherwise)."""
+
+    async def check(caller: Annotated[Caller, Depends(current_caller)]) -> Caller:
+        if ROLE_RANK[caller.key.role] < ROLE_RANK[role]:
+            raise Forbidden(
+                f"this needs a key with role {role.value} or higher; yours is "
+                f"{caller.key.role.value}"
+            )
+        if caller.tenant.status is TenantStatus.SUSPENDED:
+            raise Forbidden("this tenant is suspended: it can read but not change anything")
+        return caller
+
+    return check
+
+
+ViewerDep = Annotated[Caller, Depends(current_caller)]
+EditorDep = Annotated[Caller, Depends(require(Role.EDITOR))]
+AdminDep = Annotated[Caller, Depends(require(Role.ADMIN))]
+
+
+async def operator(
+    settings: SettingsDep, credentials: Annotated[Credentials, Depends(_operator)]
+) -> None:
+    """Let only the operator token through; with no token configured the operator API is closed."""
+    expected = settings.admin_token
+    if not expected:
+        raise Unauthorized("the operator API is closed: start the server with CADENZA_ADMIN_TOKEN")
+    given = credentials.credentials if credentials else ""
+    if not secrets.compare_digest(given.encode(), expected.encode()):
+        raise Unauthorized("missing or wrong operator token (CADENZA_ADMIN_TOKEN)")
+
+
+OperatorDep = Annotated[None, Depends(operator)]

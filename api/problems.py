@@ -1,0 +1,173 @@
+"""RFC 9457 problem details: the one table from exception classes to HTTP answers.
+
+Every error the API sends is `application/problem+json` with a `type` (a stable, relative URI
+naming the kind of problem), a `title`, the `status`, a human `detail` and, for input errors,
+`errors`: a list of `{field, message, position?, line?, hint?}`. An exception that is not in
+`PROBLEMS` is a bug: it answers 500 `internal` and is logged with its traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from api.errors import (
+    ApiError,
+    BadCursor,
+    EngineUnavailable,
+    Forbidden,
+    PayloadTooLarge,
+    RateLimited,
+    Unauthorized,
+)
+from api.validation import field_errors, validation_errors
+from engine.errors import (
+    ActionNotFound,
+    InvalidRule,
+    InvalidState,
+    QuotaExceeded,
+    RuleNotFound,
+    RunNotFound,
+    StaleVersion,
+)
+from engine.recurrence.errors import (
+    EvaluationBudgetExceeded,
+    InvalidSchedule,
+    RangeTooLarge,
+    ScheduleError,
+)
+from tenants.errors import Conflict, DatabaseUnavailable, InvalidInput, NotFound
+
+log = logging.getLogger("cadenza.api")
+
+MEDIA_TYPE = "application/problem+json"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of problem: its status and slug (`type` is `/problems/<slug>`)."""
+
+    status: int
+    slug: str
+    title: str
+
+    @property
+    def type(self) -> str:
+        return f"/problems/{self.slug}"
+
+
+NOT_FOUND = Kind(404, "not-found", "Not found")
+INVALID = Kind(422, "invalid-input", "Invalid input")
+INTERNAL = Kind(500, "internal", "Internal error")
+
+#: The one mapping from exception class to problem kind; the most specific class wins.
+PROBLEMS: dict[type[BaseException], Kind] = {
+    Unauthorized: Kind(401, "unauthorized", "Not authenticated"),
+    Forbidden: Kind(403, "forbidden", "Not allowed"),
+    RateLimited: Kind(429, "rate-limited", "Too many requests"),
+    PayloadTooLarge: Kind(413, "payload-too-large", "Request body too large"),
+    BadCursor: Kind(422, "invalid-cursor", "Invalid cursor"),
+    EngineUnavailable: Kind(503, "unavailable", "Service unavailable"),
+    NotFound: NOT_FOUND,
+    RuleNotFound: NOT_FOUND,
+    ActionNotFound: NOT_FOUND,
+    RunNotFound: NOT_FOUND,
+    Conflict: Kind(409, "conflict", "Conflict"),
+    InvalidState: Kind(409, "invalid-state", "Not possible in the current state"),
+    StaleVersion: Kind(412, "stale-version", "Precondition failed: stale version"),
+    InvalidInput: INVALID,
+    InvalidRule: Kind(422, "invalid-rule", "Invalid rule"),
+    InvalidSchedule: Kind(422, "invalid-schedule", "Invalid schedule"),
+    RangeTooLarge: Kind(422, "range-too-large", "Range too large"),
+    EvaluationBudgetExceeded: Kind(422, "schedule-too-complex", "Schedule too complex"),
+    ScheduleError: Kind(422, "invalid-schedule", "Invalid schedule"),
+    QuotaExceeded: Kind(422, "quota-exceeded", "Quota exceeded"),
+    RequestValidationError: Kind(422, "validation", "Request validation failed"),
+    DatabaseUnavailable: Kind(503, "unavailable", "Service unavailable"),
+}
+
+#: Starlette's own HTTP errors (unknown route, wrong method) keep their status.
+_HTTP_SLUGS = {
+    404: "not-found",
+    405: "method-not-allowed",
+    400: "bad-request",
+    413: "payload-too-large",
+}
+
+
+def kind_of(exc: BaseException) -> Kind | None:
+    for cls in type(exc).__mro__:
+        if cls in PROBLEMS:
+            return PROBLEMS[cls]
+    return None
+
+
+def problem_response(
+    kind: Kind, detail: str, request: Request | None = None, **extra: Any
+) -> JSONResponse:
+    body: dict[str, Any] = {
+        "type": kind.type,
+        "title": kind.title,
+        "status": kind.status,
+        "detail": detail,
+    }
+    if request is not None:
+        body["instance"] = request.url.path
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return JSONResponse(body, status_code=kind.status, media_type=MEDIA_TYPE)
+
+
+def _extras(exc: BaseException) -> dict[str, Any]:
+    """Fields beyond detail that a client can act on: where the input is wrong, what to send."""
+    if isinstance(exc, RequestValidationError):
+        return {"errors": validation_errors(exc)}
+    if isinstance(exc, InvalidSchedule | InvalidRule):
+        return {"errors": field_errors(exc)}
+    if isinstance(exc, StaleVersion):
+        return {"current_version": exc.current_version}
+    if isinstance(exc, QuotaExceeded):
+        return {"quota": exc.quota}
+    if isinstance(exc, ApiError) and exc.field is not None:
+        return {"errors": [{"field": exc.field, "message": str(exc)}]}
+    return {}
+
+
+def _detail(exc: BaseException) -> str:
+    if isinstance(exc, RequestValidationError):
+        first = validation_errors(exc)[0]
+        return f"{first['field']}: {first['message']}"
+    return str(exc) or (type(exc).__doc__ or "").strip()
+
+
+async def handle(request: Request, exc: Exception) -> JSONResponse:
+    """Answer any exception as a problem; unmapped ones are bugs and are logged as such."""
+    if isinstance(exc, HTTPException) and kind_of(exc) is None:
+        slug = _HTTP_SLUGS.get(exc.status_code, "http-error")
+        kind = Kind(exc.status_code, slug, str(exc.detail))
+        return problem_response(kind, str(exc.detail), request)
+    kind = kind_of(exc)
+    if kind is None:
+        log.error("unmapped exception on %s %s", request.method, request.url.path, exc_info=exc)
+        return problem_response(INTERNAL, "an unexpected error; it was logged", request)
+    response = problem_response(kind, _detail(exc), request, **_extras(exc))
+    if isinstance(exc, RateLimited):
+        response.headers["Retry-After"] = str(exc.retry_after_s)
+    if isinstance(exc, Unauthorized):
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def install(app: FastAPI) -> None:
+    """Route every exception through `handle`."""
+    app.add_exception_handler(Exception, handle)
+    app.add_exception_handler(HTTPException, handle)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, handle)  # type: ignore[arg-type]
+    for cls in PROBLEMS:
+        if issubclass(cls, Exception):
+            app.add_exception_handler(cls, handle)

@@ -1,0 +1,1 @@
+"""Request and response models: `…Create`/`…Update` in (limits on every field), `…Public` out."""

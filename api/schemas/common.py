@@ -1,0 +1,43 @@
+"""What every schema shares: strict inputs, aware timestamps, time zone names checked early."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+
+from engine.recurrence.errors import InvalidSchedule
+from engine.recurrence.zones import load_zone
+
+
+class Input(BaseModel):
+    """A request body: unknown fields are refused, so a typo never silently does nothing."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class Public(BaseModel):
+    """A response body, built from our records (dataclasses) by attribute."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+
+def _zone(name: str) -> str:
+    try:
+        load_zone(name)
+    except InvalidSchedule as exc:
+        raise ValueError(str(exc)) from exc
+    return name
+
+
+TimeZone = Annotated[
+    str,
+    Field(min_length=1, max_length=64, examples=["Europe/Berlin"]),
+    AfterValidator(_zone),
+]
+"""An IANA time zone name."""
+
+Instant = Annotated[
+    AwareDatetime, Field(description="ISO 8601 with an offset, e.g. 2026-01-01T09:00:00+01:00")
+]
+"""An instant in time: an offset is required, so no timestamp is ambiguous."""
