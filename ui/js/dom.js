@@ -1,0 +1,66 @@
+// Tiny DOM helpers: build elements from data, never from HTML strings (no injection).
+
+/** h("a", {href: "#"}, "text", child) -> element; attributes starting with "on" add listeners. */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") el.addEventListener(name.slice(2), value);
+    else if (name === "class") el.className = value;
+    else if (name in el && typeof value !== "string") el[name] = value;
+    else el.setAttribute(name, value === true ? "" : value);
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+let uid = 0;
+/** A fresh id for label/input pairs. */
+export const newId = (prefix = "f") => `${prefix}-${++uid}`;
+
+/** A labelled control: <div class="field"><label>..</label>control<small help></small></div>. */
+export function field(labelText, control, help = "") {
+  control.id ||= newId();
+  const parts = [h("label", { for: control.id }, labelText), control];
+  if (help) {
+    const helpEl = h("small", { class: "help", id: newId("help") }, help);
+    control.setAttribute("aria-describedby", helpEl.id);
+    parts.push(helpEl);
+  }
+  return h("div", { class: "field" }, parts);
+}
+
+/** Replace the children of `el`. */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** Call `fn` once `ms` have passed without another call. */
+export function debounce(fn, ms) {
+  let timer = null;
+  return (...args) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => fn(...args), ms);
+  };
+}
+
+/** A short message in the corner that screen readers announce. */
+export function toast(message, kind = "ok") {
+  const el = h("div", { class: `toast ${kind}` }, message);
+  document.getElementById("toasts").append(el);
+  setTimeout(() => el.remove(), 6000);
+}
+
+/** A one-line error block for a failed request. */
+export function problemBox(error) {
+  return h("div", { class: "problem", role: "alert" }, h("strong", {}, error.title || "Error"), " ", error.detail || error.message || "");
+}

@@ -1,0 +1,160 @@
+// The rule form: name, schedule (builder, raw text, zone, live preview), script, policies.
+import * as api from "../api.js";
+import { field, h, newId } from "../dom.js";
+import { viewerZone, zones } from "../format.js";
+import { fromText, toText } from "../schedule/rrule.js";
+import { scheduleBuilder } from "../schedule/builder.js";
+import { previewPanel } from "../schedule/preview.js";
+import { policiesFieldset } from "./policies.js";
+import { scriptPanel } from "./script_panel.js";
+
+/** Errors shown under the field they belong to; `set(name, message)` / `clear()`. */
+function inlineErrors(controls) {
+  const boxes = {};
+  for (const [name, control] of Object.entries(controls)) {
+    const box = h("p", { class: "field-error", id: newId("err"), role: "alert", hidden: true });
+    control.closest(".field").append(box);
+    boxes[name] = { box, control };
+  }
+  return {
+    set(name, message) {
+      const target = boxes[name];
+      if (!target) return false;
+      target.box.replaceChildren(...[message].flat());
+      target.box.hidden = false;
+      target.control.setAttribute("aria-invalid", "true");
+      target.control.setAttribute("aria-errormessage", target.box.id);
+      return true;
+    },
+    clear(name) {
+      for (const [key, { box, control }] of Object.entries(boxes)) {
+        if (name && key !== name) continue;
+        box.hidden = true;
+        control.removeAttribute("aria-invalid");
+      }
+    },
+  };
+}
+
+/** The message for a schedule error, pointing at the bad part of the text when we know where. */
+function scheduleMessage(entry, text) {
+  const message = [entry.message, entry.hint ? ` (${entry.hint})` : ""];
+  if (Number.isInteger(entry.position) && text) {
+    const at = Math.min(entry.position, text.length);
+    message.push(h("code", { class: "caret" }, text.slice(0, at), h("mark", {}, text.slice(at) || " ")));
+  }
+  return message;
+}
+
+export function ruleForm() {
+  const zoneList = h("datalist", { id: newId("zones") }, zones().map((z) => h("option", { value: z })));
+  const c = {
+    name: h("input", { type: "text", required: true, maxlength: "200", autocomplete: "off" }),
+    description: h("input", { type: "text", maxlength: "1000" }),
+    schedule: h("input", { type: "text", class: "mono", spellcheck: false, autocomplete: "off" }),
+    timezone: h("input", { type: "text", list: zoneList.id, value: viewerZone, autocomplete: "off", spellcheck: false }),
+    params: h("textarea", { rows: "3", class: "mono", spellcheck: false }, "{}"),
+    enabled: h("input", { type: "checkbox", checked: true }),
+  };
+  const builderNote = h("p", { class: "muted small", "aria-live": "polite" });
+  const preview = previewPanel(showScheduleProblem);
+  const builder = scheduleBuilder((model) => {
+    c.schedule.value = toText(model);
+    builderNote.textContent = "";
+    schedulesChanged();
+  });
+  const policies = policiesFieldset();
+  const script = scriptPanel(() => onChange(), () => parseParams(false));
+  let onChange = () => {};
+
+  function schedulesChanged() {
+    preview.update(c.schedule.value, c.timezone.value.trim());
+    onChange();
+  }
+
+  function rawEdited() {
+    const model = fromText(c.schedule.value);
+    if (model) builder.set(model);
+    builder.setEnabled(Boolean(model));
+    builderNote.textContent = model ? "" : "The builder can't show this schedule; the text field is what will be saved.";
+    schedulesChanged();
+  }
+  c.schedule.addEventListener("input", rawEdited);
+  c.timezone.addEventListener("input", schedulesChanged);
+
+  const scheduleSection = h("section", { class: "card schedule", "aria-labelledby": "when-title" },
+    h("h2", { id: "when-title" }, "When"),
+    builder.element,
+    field("Schedule (RRULE, cron or plain English)", c.schedule, "e.g. FREQ=WEEKLY;BYDAY=MO;BYHOUR=9 · 0 9 * * 1-5 · every weekday at 9am"),
+    builderNote,
+    field("Time zone", c.timezone, "The zone the times above are read in."),
+    zoneList);
+  const element = h("div", { class: "rule-form" },
+    h("div", { class: "form-main" },
+      h("section", { class: "card" }, h("h2", {}, "Rule"),
+        field("Name", c.name), field("Description (optional)", c.description),
+        h("div", { class: "field inline" }, c.enabled, h("label", { for: c.enabled.id = newId() }, "Enabled (runs on schedule)"))),
+      scheduleSection,
+      h("section", { class: "card" }, h("h2", {}, "What runs"), script.element,
+        field("Parameters (JSON object)", c.params, "Passed to the script as ctx.params.")),
+      h("section", { class: "card" }, policies.element)),
+    h("aside", { class: "form-side" }, preview.element));
+  const errors = inlineErrors({ ...c, ...policies.controls });
+
+  function showScheduleProblem(problem) {
+    errors.clear("schedule");
+    errors.clear("timezone");
+    if (!problem) return;
+    const entry = api.fieldErrors(problem)[0] || { field: "schedule", message: problem.detail || problem.title };
+    const target = entry.field === "timezone" ? "timezone" : "schedule";
+    errors.set(target, scheduleMessage(entry, target === "schedule" ? c.schedule.value : ""));
+  }
+
+  function parseParams(strict = true) {
+    try {
+      const value = JSON.parse(c.params.value || "{}");
+      if (value && typeof value === "object" && !Array.isArray(value)) return value;
+    } catch { /* reported below */ }
+    if (strict) throw new api.ApiError({ title: "Invalid parameters", detail: "Parameters must be a JSON object, e.g. {\"to\": \"ops@example.com\"}", field: "params" }, 0);
+    return {};
+  }
+
+  return {
+    element,
+    set onChange(fn) { onChange = fn; },
+    /** The RuleSpec fields as the API takes them. */
+    values() {
+      return {
+        name: c.name.value.trim(), description: c.description.value, schedule: c.schedule.value.trim(),
+        timezone: c.timezone.value.trim(), enabled: c.enabled.checked, params: parseParams(), ...script.values(), ...policies.values(),
+      };
+    },
+    set(rule) {
+      for (const name of ["name", "description", "schedule", "timezone"]) c[name].value = rule[name] ?? "";
+      c.params.value = JSON.stringify(rule.params || {}, null, 2);
+      c.enabled.checked = rule.enabled !== false;
+      script.set(rule);
+      policies.set(rule);
+      rawEdited();
+    },
+    useBuilder() {
+      c.schedule.value = toText(builder.get());
+      schedulesChanged();
+    },
+    /** Show an API error at its field; false when it belongs to no field here. */
+    showProblem(problem) {
+      errors.clear();
+      const list = api.fieldErrors(problem);
+      let shown = false;
+      for (const e of list) {
+        const name = String(e.field).split(".").pop();
+        if (name === "code") {
+          script.showCodeError(e.line, e.message);
+          shown = true;
+        } else if (name === "schedule") shown = errors.set("schedule", scheduleMessage(e, c.schedule.value)) || shown;
+        else shown = errors.set(name, scheduleMessage(e, "")) || shown;
+      }
+      return shown;
+    },
+  };
+}

@@ -1,0 +1,120 @@
+// One rule: what it is, how it is doing (stats), why each occurrence did or didn't run
+// (timeline), and its runs, refreshed while the page is open.
+import * as api from "../api.js";
+import { fill, h, problemBox, toast } from "../dom.js";
+import { relative, tone, when } from "../format.js";
+import { navigate } from "../router.js";
+import { bucket, runsChart } from "../chart.js";
+import { outcomeBadge } from "./rules_list.js";
+import { actOn, runsTable } from "./runs_table.js";
+import { statsList } from "./stats.js";
+
+const REFRESH_MS = 2000;
+const HOUR_MS = 3600_000;
+
+/** Call `fn` every `ms` until the user leaves this page. */
+export function whileHere(fn, ms) {
+  const here = location.hash;
+  const timer = setInterval(() => (location.hash === here && !document.hidden ? fn() : null), ms);
+  const stop = () => location.hash !== here && (clearInterval(timer), window.removeEventListener("hashchange", stop));
+  window.addEventListener("hashchange", stop);
+}
+
+export async function rulePage(main, ruleId) {
+  const path = `/v1/rules/${encodeURIComponent(ruleId)}`;
+  let rule;
+  try {
+    rule = await api.get(path);
+  } catch (error) {
+    return fill(main, h("h1", {}, "Rule"), problemBox(error));
+  }
+  const head = h("div");
+  const stats = h("section", { class: "card", "aria-labelledby": "stats-title" });
+  const timeline = h("section", { class: "card", "aria-labelledby": "timeline-title" });
+  const runs = h("section", { class: "card", "aria-labelledby": "runs-title" });
+
+  async function act(verb) {
+    try {
+      if (verb === "trigger") {
+        await api.post(`${path}/trigger`);
+        toast("Run started; it appears below in a moment.");
+      } else rule = await api.post(`${path}/${verb}`);
+      showHead();
+      refresh();
+    } catch (error) {
+      toast(error.detail || error.message, "bad");
+    }
+  }
+
+  async function remove() {
+    if (!confirm(`Delete the rule “${rule.name}”? Its pending runs are cancelled.`)) return;
+    try {
+      await api.del(path);
+      toast("Rule deleted.");
+      navigate("#/rules");
+    } catch (error) {
+      toast(error.detail || error.message, "bad");
+    }
+  }
+
+  function showHead() {
+    fill(head,
+      h("div", { class: "title-row" }, h("h1", {}, rule.name),
+        h("div", { class: "actions" },
+          h("button", { type: "button", onclick: () => act("trigger") }, "Run now"),
+          h("button", { type: "button", class: "secondary", onclick: () => act(rule.enabled ? "pause" : "resume") }, rule.enabled ? "Pause" : "Resume"),
+          h("a", { class: "button secondary", href: `#/rules/${rule.id}/edit` }, "Edit"),
+          h("button", { type: "button", class: "danger", onclick: remove }, "Delete"))),
+      h("dl", { class: "facts" },
+        h("dt", {}, "Schedule"), h("dd", {}, rule.schedule_text || rule.schedule, h("div", { class: "muted small mono" }, rule.schedule)),
+        h("dt", {}, "Next run"), h("dd", {}, rule.next_run_at ? `${when(rule.next_run_at, rule.timezone)} (${relative(rule.next_run_at)})` : "—"),
+        h("dt", {}, "State"), h("dd", {}, rule.enabled ? "Active" : h("span", { class: "badge skip" }, "Paused")),
+        h("dt", {}, "Last outcome"), h("dd", {}, outcomeBadge(rule.last_outcome)),
+        h("dt", {}, "Runtime"), h("dd", {}, `${rule.runtime}, timeout ${rule.timeout_ms} ms, memory ${rule.memory_mb} MB, version ${rule.version}`)));
+  }
+
+  async function refresh() {
+    const now = Date.now();
+    const [ruleNow, statsData, entries, runPage] = await Promise.allSettled([
+      api.get(path),
+      api.get(`${path}/stats`),
+      api.get(`${path}/timeline`, { from: new Date(now - 24 * HOUR_MS).toISOString(), to: new Date(now + 24 * HOUR_MS).toISOString() }),
+      api.get("/v1/runs", { rule_id: ruleId, limit: 100 }),
+    ]);
+    if (ruleNow.status === "fulfilled" && ruleNow.value.version !== rule.version) ((rule = ruleNow.value), showHead());
+    show(stats, statsData, (d) => [h("h2", { id: "stats-title" }, "How it is doing"), statsList(d)]);
+    show(timeline, entries, (e) => [h("h2", { id: "timeline-title" }, "Timeline: last 24 hours and next 24 hours"), timelineTable(api.items(e), refresh)]);
+    show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, "Runs"), runsChart(bucket(api.items(p))), runsTable(api.items(p), refresh)]);
+  }
+
+  showHead();
+  fill(main, head, h("div", { class: "columns" }, stats, timeline), runs);
+  await refresh();
+  whileHere(refresh, REFRESH_MS);
+}
+
+const shown = new WeakMap();
+
+/** Render a settled request into `section`, only when its data changed (open details stay open). */
+function show(section, result, render) {
+  const data = result.status === "fulfilled" ? result.value : { problem: result.reason.problem || String(result.reason) };
+  const key = JSON.stringify(data);
+  if (shown.get(section) === key) return;
+  shown.set(section, key);
+  fill(section, result.status === "fulfilled" ? render(data) : problemBox(result.reason));
+}
+
+const FATE_TEXT = { not_yet_due: "not yet due", pending: "due", quota: "over quota" };
+
+function timelineTable(entries, reload) {
+  if (!entries.length) return h("p", { class: "muted" }, "Nothing planned in this window.");
+  return h("ol", { class: "timeline" }, entries.map((e) =>
+    h("li", { class: `fate ${tone(e.fate)}` },
+      h("span", { class: "when" }, when(e.scheduled_at)),
+      h("span", { class: `badge ${tone(e.fate)}` }, FATE_TEXT[e.fate] || e.fate),
+      e.attempts > 1 ? h("span", { class: "muted" }, ` after ${e.attempts} attempts`) : null,
+      e.reason ? h("span", { class: "reason" }, e.reason) : null,
+      (e.run_ids || []).map((id) => h("a", { href: `#run-${id}`, class: "small", onclick: (ev) => { ev.preventDefault(); document.getElementById(`run-${id}`)?.scrollIntoView(); } }, `run ${id}`)),
+      e.action_id && ["pending", "not_yet_due"].includes(e.fate) ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(e.action_id, "cancel", reload) }, "Cancel") : null,
+      e.action_id && e.fate === "failed" ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(e.action_id, "retry", reload) }, "Retry") : null)));
+}

@@ -1,0 +1,94 @@
+// Every run of the tenant: the last day as a chart, then the runs (failed ones first to find),
+// and the queue of actions with cancel and retry.
+import * as api from "../api.js";
+import { field, fill, h, problemBox } from "../dom.js";
+import { when, tone } from "../format.js";
+import { bucket, runsChart } from "../chart.js";
+import { actOn, runsTable } from "./runs_table.js";
+import { whileHere } from "./rule_page.js";
+
+const OUTCOMES = ["", "ok", "error", "timeout", "memory", "output_limit", "killed", "crashed", "rejected"];
+const STATUSES = ["pending", "running", "failed", "succeeded", "skipped", "expired", "cancelled"];
+const DAY_MS = 86_400_000;
+const CHART_PAGES = 5;
+
+async function lastDay() {
+  const since = new Date(Date.now() - DAY_MS).toISOString();
+  const runs = [];
+  let cursor = null;
+  for (let i = 0; i < CHART_PAGES; i++) {
+    const page = await api.get("/v1/runs", { since, limit: 200, cursor });
+    runs.push(...api.items(page));
+    cursor = page.next_cursor;
+    if (!cursor) break;
+  }
+  return runs;
+}
+
+export async function runsView(main) {
+  const outcome = h("select", {}, OUTCOMES.map((o) => h("option", { value: o }, o || "any outcome")));
+  const status = h("select", {}, STATUSES.map((s) => h("option", { value: s }, s)));
+  const chart = h("div", { "aria-live": "off" });
+  const runs = h("div");
+  const actions = h("div");
+  let cursor = null;
+
+  async function loadRuns(more = false) {
+    try {
+      const page = await api.get("/v1/runs", { outcome: outcome.value, status: outcome.value, limit: 50, cursor: more ? cursor : null });
+      cursor = page.next_cursor;
+      const table = runsTable(api.items(page), reload, { showRule: true });
+      const next = cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadRuns(true) }, "Older runs") : null;
+      fill(runs, table, next);
+    } catch (error) {
+      fill(runs, problemBox(error));
+    }
+  }
+
+  async function loadActions() {
+    try {
+      const page = await api.get("/v1/actions", { status: status.value, limit: 50 });
+      fill(actions, actionsTable(api.items(page), reload));
+    } catch (error) {
+      fill(actions, problemBox(error));
+    }
+  }
+
+  async function loadChart() {
+    try {
+      fill(chart, runsChart(bucket(await lastDay())));
+    } catch (error) {
+      fill(chart, problemBox(error));
+    }
+  }
+
+  function reload() {
+    loadChart();
+    loadRuns();
+    loadActions();
+  }
+
+  outcome.addEventListener("change", () => loadRuns());
+  status.addEventListener("change", loadActions);
+  fill(main, h("h1", {}, "Runs"),
+    h("section", { class: "card" }, h("h2", {}, "Runs per hour, last 24 hours"), chart),
+    h("section", { class: "card" }, h("h2", {}, "Runs"), h("div", { class: "filters" }, field("Outcome", outcome)), runs),
+    h("section", { class: "card" }, h("h2", {}, "Actions"), h("div", { class: "filters" }, field("Action status", status)), actions));
+  reload();
+  whileHere(loadChart, 10_000);
+}
+
+function actionsTable(list, reload) {
+  if (!list.length) return h("p", { class: "muted" }, "No actions with this status.");
+  return h("table", { class: "list" },
+    h("thead", {}, h("tr", {}, ["Due", "Rule", "Status", "Attempt", "Reason", ""].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, list.map((a) => h("tr", { class: tone(a.status) === "bad" ? "failed" : "" },
+      h("td", {}, when(a.due_at)),
+      h("td", {}, a.rule_id ? h("a", { href: `#/rules/${a.rule_id}` }, a.rule_id) : a.key || "one-off"),
+      h("td", {}, h("span", { class: `badge ${tone(a.status)}` }, a.status)),
+      h("td", {}, `${a.attempt} of ${a.max_attempts}`),
+      h("td", {}, a.reason || ""),
+      h("td", {},
+        ["pending", "running"].includes(a.status) && h("button", { type: "button", class: "secondary small", onclick: () => actOn(a.id, "cancel", reload) }, "Cancel"),
+        ["failed", "expired", "cancelled"].includes(a.status) && h("button", { type: "button", class: "secondary small", onclick: () => actOn(a.id, "retry", reload) }, "Retry"))))));
+}

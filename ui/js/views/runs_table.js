@@ -1,0 +1,49 @@
+// Runs as a table: outcome, timing, output and error; failed runs stand out and can be retried.
+import * as api from "../api.js";
+import { h, toast } from "../dom.js";
+import { json, ms, tone, when } from "../format.js";
+
+/** Retry or cancel an action, then call `done()` so the page reloads what changed. */
+export async function actOn(actionId, verb, done) {
+  try {
+    await api.post(`/v1/actions/${actionId}/${verb}`);
+    toast(verb === "retry" ? "Retry scheduled." : "Cancelled.");
+    done();
+  } catch (error) {
+    toast(error.detail || error.message, "bad");
+  }
+}
+
+function details(run) {
+  const output = [run.stdout, run.stderr].filter(Boolean).join("\n");
+  const parts = [
+    run.error && h("div", {}, h("h4", {}, run.error_line ? `Error (line ${run.error_line})` : "Error"), h("pre", { class: "error-text" }, run.error)),
+    output && h("div", {}, h("h4", {}, "Output"), h("pre", {}, output)),
+    run.output_truncated && h("p", { class: "muted" }, "Output was cut at the size limit."),
+    run.result !== null && run.result !== undefined && h("div", {}, h("h4", {}, "Result"), h("pre", {}, json(run.result))),
+    h("p", { class: "muted small" }, `Run ${run.id} · action ${run.action_id} · ${run.runtime || ""} · CPU ${ms(run.cpu_ms)} · node ${run.node || "—"}`),
+  ];
+  return parts;
+}
+
+/** A table of `runs`; `reload()` after a retry or cancel. */
+export function runsTable(runs, reload, { showRule = false } = {}) {
+  if (!runs.length) return h("p", { class: "muted empty" }, "No runs yet.");
+  const heads = ["Started", showRule && "Rule", "Outcome", "Attempt", "Duration", "Late by", "Output / error", ""].filter((x) => x !== false);
+  return h("table", { class: "list runs" },
+    h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, runs.map((run) => {
+      const failed = tone(run.outcome) === "bad";
+      const summary = run.error ? run.error.split("\n").filter(Boolean).pop() : (run.stdout || "").split("\n")[0];
+      return h("tr", { id: `run-${run.id}`, class: failed ? "failed" : "" },
+        h("td", {}, when(run.started_at || run.planned_at)),
+        showRule && h("td", {}, run.rule_id ? h("a", { href: `#/rules/${run.rule_id}` }, run.rule_name || run.rule_id) : "one-off"),
+        h("td", {}, h("span", { class: `badge ${tone(run.outcome)}` }, run.outcome || "running")),
+        h("td", {}, run.attempt),
+        h("td", {}, ms(run.duration_ms)),
+        h("td", {}, ms(run.lateness_ms)),
+        h("td", { class: "output" }, h("details", {}, h("summary", {}, h("span", { class: failed ? "bad-text" : "" }, summary || "details")), details(run))),
+        h("td", {}, failed && run.action_id ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(run.action_id, "retry", reload) }, "Retry") : null));
+    })));
+}
+
