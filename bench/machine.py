@@ -1,0 +1,71 @@
+"""What the numbers were measured on: every report names its machine and its load."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sqlite3
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _git_commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent,
+        check=False,
+    )
+    return done.stdout.strip() or "unknown"
+
+
+def describe_machine() -> dict[str, Any]:
+    """CPU, cores, memory, OS, load average and the versions that shape the figures."""
+    load_1m, load_5m, _ = os.getloadavg()
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_bytes": psutil.virtual_memory().total,
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "sqlite": sqlite3.sqlite_version,
+        "load_average_1m": load_1m,
+        "load_average_5m": load_5m,
+        "commit": _git_commit(),
+        "versions": {
+            name: _version(name)
+            for name in ("cadenza", "sqlalchemy", "aiosqlite", "asyncpg", "apscheduler")
+        },
+    }
+
+
+def machine_line(machine: dict[str, Any]) -> str:
+    """One line for the report header."""
+    memory_gb = machine["memory_bytes"] / 2**30
+    return (
+        f"{machine['cpu']}, {machine['cores']} cores, {memory_gb:.0f} GiB, {machine['os']}, "
+        f"Python {machine['python']}, SQLite {machine['sqlite']}, "
+        f"load average {machine['load_average_1m']:.2f} at start, commit {machine['commit']}"
+    )

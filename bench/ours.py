@@ -1,0 +1,181 @@
+"""Cadenza's side of a measurement: a real `cadenza worker` process on a prepared database.
+
+Actions are inserted straight into the store in one transaction (as the peer's jobs are), due
+at a common start instant a few seconds ahead, while the worker is already running and warm (it
+ran one warm-up action first). The worker finds them itself, as it finds work written by another
+node. Everything measured comes from the database the worker wrote: when each run started
+(lateness = started_at - due_at) and when the last action finished (drain time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bench.workload import Workload
+from engine.store import schema
+from engine.store.actions import insert_actions
+from engine.store.tables import actions, runs
+from tenants.connect import open_database
+from tenants.registry import create_tenant
+
+CADENZA = str(Path(sys.executable).with_name("cadenza"))
+TERMINAL = ("succeeded", "failed", "skipped", "expired", "cancelled")
+WARMUP_TIMEOUT_S = 60.0
+POLL_S = 0.2
+
+
+class WorkerFailed(RuntimeError):
+    """The cadenza worker exited or did not finish its actions; the message has its log tail."""
+
+
+@dataclass
+class Drained:
+    """What the worker did with one workload."""
+
+    lateness_ms: list[float]
+    drain_s: float
+    outcomes: dict[str, int]
+
+
+async def prepare(url: str, tenant_count: int, label: str) -> tuple[AsyncEngine, list[str]]:
+    """Migrate the database and create `tenant_count` tenants; return the engine and their ids."""
+    db = await open_database(url)
+    await schema.upgrade(db)
+    async with db.begin() as conn:
+        created = [await create_tenant(conn, f"{label}-{i}") for i in range(tenant_count)]
+    return db, [tenant.id for tenant, _key in created]
+
+
+def action_rows(
+    tenant_ids: Sequence[str], workload: Workload, start_at: datetime
+) -> list[dict[str, object]]:
+    """One one-off action per offset, tenants taken round robin."""
+    now = datetime.now(UTC)
+    rows: list[dict[str, object]] = []
+    for index, offset_s in enumerate(workload.offsets_s):
+        due_at = start_at + timedelta(seconds=offset_s)
+        rows.append(
+            {
+                "tenant_id": tenant_ids[index % len(tenant_ids)],
+                "runtime": workload.runtime,
+                "code": workload.code,
+                "params": {},
+                "timeout_ms": 5000,
+                "memory_mb": 128,
+                "scheduled_at": due_at,
+                "due_at": due_at,
+                "status": "pending",
+                "max_attempts": 1,
+                "created_at": now,
+            }
+        )
+    return rows
+
+
+async def _count_finished(db: AsyncEngine, since_id: int) -> int:
+    query = select(func.count()).where(actions.c.id > since_id, actions.c.status.in_(TERMINAL))
+    async with db.connect() as conn:
+        return int((await conn.execute(query)).scalar_one())
+
+
+async def _max_id(db: AsyncEngine) -> int:
+    async with db.connect() as conn:
+        return int((await conn.execute(select(func.max(actions.c.id)))).scalar_one() or 0)
+
+
+async def wait_finished(
+    db: AsyncEngine, worker: subprocess.Popen[bytes], since_id: int, count: int, timeout_s: float
+) -> None:
+    """Poll until `count` actions above `since_id` are finished; fail if the worker dies."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while (done := await _count_finished(db, since_id)) < count:
+        if worker.poll() is not None:
+            raise WorkerFailed(f"cadenza worker exited with {worker.returncode} after {done}")
+        if loop.time() > deadline:
+            raise WorkerFailed(f"only {done} of {count} actions finished in {timeout_s:.0f} s")
+        await asyncio.sleep(POLL_S)
+
+
+async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Drained:
+    started = select(runs.c.started_at, actions.c.due_at).join(
+        actions, runs.c.action_id == actions.c.id
+    )
+    async with db.connect() as conn:
+        pairs = (await conn.execute(started.where(actions.c.id > since_id))).all()
+        last = (
+            await conn.execute(
+                select(func.max(actions.c.finished_at)).where(actions.c.id > since_id)
+            )
+        ).scalar_one()
+        outcome_rows = await conn.execute(
+            select(actions.c.status, func.count())
+            .where(actions.c.id > since_id)
+            .group_by(actions.c.status)
+        )
+        outcomes = {str(status): int(n) for status, n in outcome_rows}
+    lateness = [(s - d).total_seconds() * 1000 for s, d in pairs]
+    return Drained(lateness, (last - start_at).total_seconds(), outcomes)
+
+
+@contextlib.asynccontextmanager
+async def running_worker(
+    url: str, log_path: Path, *extra: str
+) -> AsyncIterator[subprocess.Popen[bytes]]:
+    """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CADENZA_")}
+    with log_path.open("ab") as log:
+        worker = subprocess.Popen(
+            [CADENZA, "worker", "--db", url, *extra], stdout=log, stderr=subprocess.STDOUT, env=env
+        )
+    try:
+        yield worker
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait()
+
+
+async def warm_up(
+    db: AsyncEngine, worker: subprocess.Popen[bytes], tenant_id: str, workload: Workload
+) -> None:
+    """Run one action of the workload's runtime so that the worker and its sandbox are warm."""
+    since_id = await _max_id(db)
+    async with db.begin() as conn:
+        await insert_actions(conn, action_rows([tenant_id], workload.one(), datetime.now(UTC)))
+    await wait_finished(db, worker, since_id, 1, WARMUP_TIMEOUT_S)
+    done = await _measure(db, since_id, datetime.now(UTC))
+    if done.outcomes != {"succeeded": 1}:
+        raise WorkerFailed(f"the {workload.runtime} warm-up action ended {done.outcomes}")
+
+
+async def drain(
+    db: AsyncEngine,
+    worker: subprocess.Popen[bytes],
+    tenant_ids: Sequence[str],
+    workload: Workload,
+) -> Drained:
+    """Insert the workload due `lead_s` from now, wait until every action finished, measure."""
+    since_id = await _max_id(db)
+    start_at = datetime.now(UTC) + timedelta(seconds=workload.lead_s)
+    async with db.begin() as conn:
+        await insert_actions(conn, action_rows(tenant_ids, workload, start_at))
+    if datetime.now(UTC) > start_at:
+        raise WorkerFailed(f"loading {workload.size} actions took longer than {workload.lead_s} s")
+    timeout_s = workload.lead_s + workload.span_s + workload.size / 20 + 60
+    await wait_finished(db, worker, since_id, workload.size, timeout_s)
+    return await _measure(db, since_id, start_at)

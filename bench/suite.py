@@ -1,0 +1,101 @@
+"""Running a selection of scenarios and writing `<results>/<date>.json` plus its report."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.context import Context, Mode
+from bench.databases import open_databases
+from bench.machine import describe_machine
+from bench.report import write_report
+from bench.results import ScenarioResult, Status
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+SCHEMA = "cadenza-bench/1"
+
+#: Every scenario, in the order a full run measures them, with what it answers.
+SCENARIOS: dict[str, str] = {
+    "throughput": "N one-shot actions due at once: actions/s vs APScheduler, SQLite/PostgreSQL",
+    "lateness": "steady 10/100/1000 actions/s: p50/p99/max lateness, ours vs APScheduler",
+    "scale": "many rules over many tenants: load time, RSS, idle CPU, API list p99",
+    "sandbox": "per-run overhead of each runtime; runs/s with both cores busy",
+    "preview": "schedule evaluation median/p99; pathological rejection time",
+    "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
+}
+
+
+class UnknownScenario(ValueError):
+    """A scenario name that the suite does not have."""
+
+
+def check_names(names: Sequence[str]) -> list[str]:
+    unknown = [n for n in names if n not in SCENARIOS]
+    if unknown:
+        raise UnknownScenario(
+            f"unknown scenario {', '.join(unknown)}: choose from {', '.join(SCENARIOS)}"
+        )
+    return list(names) or list(SCENARIOS)
+
+
+async def _run_one(name: str, ctx: Context) -> ScenarioResult:
+    module = importlib.import_module(f"bench.scenarios.{name}")
+    started = time.monotonic()
+    ctx.log(f"{name}: {SCENARIOS[name]}")
+    try:
+        result: ScenarioResult = await module.run(ctx)
+    except Exception as exc:  # a broken scenario is reported, the others still run
+        result = ScenarioResult(name, Status.FAILED, notes=[f"{type(exc).__name__}: {exc}"])
+    result.duration_s = time.monotonic() - started
+    ctx.log(f"{name}: {result.status} in {result.duration_s:.0f} s")
+    return result
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H%M%SZ")
+
+
+async def run_suite(
+    names: Sequence[str],
+    mode: Mode,
+    out_dir: Path = RESULTS_DIR,
+    command: str = "",
+    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+) -> Path:
+    """Run the scenarios (all when `names` is empty); return the path of the results JSON."""
+    selected = check_names(names)
+    started_at = datetime.now(UTC)
+    machine = describe_machine()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open_databases() as databases:
+        ctx = Context(mode, databases, databases.work_dir, log)
+        results = [await _run_one(name, ctx) for name in selected]
+    run: dict[str, Any] = {
+        "schema": SCHEMA,
+        "started_at": started_at.isoformat(timespec="seconds"),
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "mode": str(mode),
+        "command": command or f"python -m bench{' --quick' if mode is Mode.QUICK else ''}",
+        "repeats": ctx.repeats,
+        "machine": machine,
+    }
+    stem = out_dir / _stamp(started_at)
+    write_report(run, results, stem)
+    run["scenarios"] = {r.name: r.to_json() for r in results}
+    path = stem.with_suffix(".json")
+    path.write_text(json.dumps(run, indent=1, default=str))
+    return path
+
+
+def summary_line(path: Path) -> str:
+    """What the command prints at the end: where the results are and which scenarios fell short."""
+    data = json.loads(path.read_text())
+    states = {name: s["status"] for name, s in data["scenarios"].items()}
+    shown = ", ".join(f"{name} {status}" for name, status in states.items())
+    return f"{shown}\nresults: {path}\nreport:  {path.with_suffix('.md')}"

@@ -1,0 +1,63 @@
+"""What a scenario asks both systems to do: when each action is due, and which trivial script.
+
+The same offsets drive Cadenza (one action per offset) and the peer (one job per offset), so
+both face exactly the same load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+#: A trivial script per runtime: the smallest thing that is a valid, successful run.
+TRIVIAL_PYTHON = "def main(ctx):\n    return None\n"
+_WASM_EXAMPLES = Path(__file__).resolve().parent.parent / "sandbox" / "examples"
+#: Seconds between loading a workload and its first due instant, per 1 000 actions loaded.
+LOAD_S_PER_1000 = 0.3
+#: Fixed part of the lead: a worker notices actions another process wrote within ~1 s.
+BASE_LEAD_S = 3.0
+
+
+def trivial_code(runtime: str) -> str | None:
+    """The trivial script for `runtime`, or None when this checkout has none (wasm example)."""
+    if runtime in ("python", "micropython"):
+        return TRIVIAL_PYTHON
+    for path in sorted(_WASM_EXAMPLES.glob("*noop*.wat")) + sorted(_WASM_EXAMPLES.glob("*.wat")):
+        return path.read_text()
+    return None
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Actions of one runtime due at `lead_s + offset` after loading."""
+
+    runtime: str
+    code: str
+    offsets_s: tuple[float, ...]
+    lead_s: float
+
+    @property
+    def size(self) -> int:
+        return len(self.offsets_s)
+
+    @property
+    def span_s(self) -> float:
+        return max(self.offsets_s, default=0.0)
+
+    def one(self) -> Workload:
+        return replace(self, offsets_s=(0.0,), lead_s=0.0)
+
+
+def _lead_s(size: int) -> float:
+    return BASE_LEAD_S + LOAD_S_PER_1000 * size / 1000
+
+
+def burst(runtime: str, code: str, size: int) -> Workload:
+    """`size` actions all due at the same instant."""
+    return Workload(runtime, code, (0.0,) * size, _lead_s(size))
+
+
+def steady(runtime: str, code: str, rate_per_s: float, duration_s: float) -> Workload:
+    """Actions due evenly at `rate_per_s` for `duration_s`."""
+    count = round(rate_per_s * duration_s)
+    return Workload(runtime, code, tuple(i / rate_per_s for i in range(count)), _lead_s(count))
