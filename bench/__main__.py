@@ -7,8 +7,9 @@ import asyncio
 import sys
 from pathlib import Path
 
+from bench.catalog import SCENARIOS
 from bench.context import Mode
-from bench.suite import RESULTS_DIR, SCENARIOS, UnknownScenario, run_suite, summary_line
+from bench.suite import RESULTS_DIR, UnknownScenario, run_suite, summary_line
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,8 +8,11 @@ behind every ratio were measured minutes apart under the same machine load.
 from __future__ import annotations
 
 import asyncio
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench import ours, peer
 from bench.context import Context
@@ -33,7 +36,11 @@ class Case:
 
 
 async def _warm_runtimes(
-    db: object, worker: object, tenant_id: str, runtimes: Sequence[str], notes: list[str]
+    db: AsyncEngine,
+    worker: subprocess.Popen[bytes],
+    tenant_id: str,
+    runtimes: Sequence[str],
+    notes: list[str],
 ) -> dict[str, str]:
     """The runtimes whose trivial script ran once; the others are noted and left out."""
     ready: dict[str, str] = {}
@@ -43,7 +50,7 @@ async def _warm_runtimes(
             notes.append(f"{runtime}: no trivial script in this checkout (sandbox/examples/*.wat)")
             continue
         try:
-            await ours.warm_up(db, worker, tenant_id, Workload(runtime, code, (0.0,), 0.0))  # type: ignore[arg-type]
+            await ours.warm_up(db, [worker], tenant_id, Workload(runtime, code, (0.0,), 0.0))
         except ours.WorkerFailed as exc:
             notes.append(f"{runtime}: left out, its warm-up failed: {exc}")
             continue
@@ -74,7 +81,7 @@ async def side_by_side(
                     for runtime, code in ready.items():
                         ctx.log(f"  {database} {case.label} cadenza/{runtime} repeat {repeat + 1}")
                         done = await ours.drain(
-                            db, worker, tenant_ids, case.workload(runtime, code)
+                            db, [worker], tenant_ids, case.workload(runtime, code)
                         )
                         if set(done.outcomes) != {"succeeded"}:
                             notes.append(f"{case.label} {runtime}: outcomes {done.outcomes}")

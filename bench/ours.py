@@ -34,6 +34,8 @@ TERMINAL = ("succeeded", "failed", "skipped", "expired", "cancelled")
 WARMUP_TIMEOUT_S = 60.0
 POLL_S = 0.2
 
+Workers = Sequence["subprocess.Popen[bytes]"]
+
 
 class WorkerFailed(RuntimeError):
     """The cadenza worker exited or did not finish its actions; the message has its log tail."""
@@ -89,20 +91,21 @@ async def _count_finished(db: AsyncEngine, since_id: int) -> int:
         return int((await conn.execute(query)).scalar_one())
 
 
-async def _max_id(db: AsyncEngine) -> int:
+async def last_action_id(db: AsyncEngine) -> int:
     async with db.connect() as conn:
         return int((await conn.execute(select(func.max(actions.c.id)))).scalar_one() or 0)
 
 
 async def wait_finished(
-    db: AsyncEngine, worker: subprocess.Popen[bytes], since_id: int, count: int, timeout_s: float
+    db: AsyncEngine, workers: Workers, since_id: int, count: int, timeout_s: float
 ) -> None:
-    """Poll until `count` actions above `since_id` are finished; fail if the worker dies."""
+    """Poll until `count` actions above `since_id` are finished; fail if a worker dies."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     while (done := await _count_finished(db, since_id)) < count:
-        if worker.poll() is not None:
-            raise WorkerFailed(f"cadenza worker exited with {worker.returncode} after {done}")
+        for worker in workers:
+            if worker.poll() is not None:
+                raise WorkerFailed(f"cadenza worker exited with {worker.returncode} after {done}")
         if loop.time() > deadline:
             raise WorkerFailed(f"only {done} of {count} actions finished in {timeout_s:.0f} s")
         await asyncio.sleep(POLL_S)
@@ -150,14 +153,12 @@ async def running_worker(
             worker.wait()
 
 
-async def warm_up(
-    db: AsyncEngine, worker: subprocess.Popen[bytes], tenant_id: str, workload: Workload
-) -> None:
+async def warm_up(db: AsyncEngine, workers: Workers, tenant_id: str, workload: Workload) -> None:
     """Run one action of the workload's runtime so that the worker and its sandbox are warm."""
-    since_id = await _max_id(db)
+    since_id = await last_action_id(db)
     async with db.begin() as conn:
         await insert_actions(conn, action_rows([tenant_id], workload.one(), datetime.now(UTC)))
-    await wait_finished(db, worker, since_id, 1, WARMUP_TIMEOUT_S)
+    await wait_finished(db, workers, since_id, 1, WARMUP_TIMEOUT_S)
     done = await _measure(db, since_id, datetime.now(UTC))
     if done.outcomes != {"succeeded": 1}:
         raise WorkerFailed(f"the {workload.runtime} warm-up action ended {done.outcomes}")
@@ -165,17 +166,35 @@ async def warm_up(
 
 async def drain(
     db: AsyncEngine,
-    worker: subprocess.Popen[bytes],
+    workers: Workers,
     tenant_ids: Sequence[str],
     workload: Workload,
 ) -> Drained:
     """Insert the workload due `lead_s` from now, wait until every action finished, measure."""
-    since_id = await _max_id(db)
+    since_id = await last_action_id(db)
     start_at = datetime.now(UTC) + timedelta(seconds=workload.lead_s)
     async with db.begin() as conn:
         await insert_actions(conn, action_rows(tenant_ids, workload, start_at))
     if datetime.now(UTC) > start_at:
         raise WorkerFailed(f"loading {workload.size} actions took longer than {workload.lead_s} s")
     timeout_s = workload.lead_s + workload.span_s + workload.size / 20 + 60
-    await wait_finished(db, worker, since_id, workload.size, timeout_s)
+    await wait_finished(db, workers, since_id, workload.size, timeout_s)
     return await _measure(db, since_id, start_at)
+
+
+async def duplicates(db: AsyncEngine, since_id: int) -> tuple[int, int]:
+    """(committed runs beyond one per action, attempts that lost their claim) above `since_id`.
+
+    The first must be 0: a committed run is one whose effects took place. The second counts
+    runs whose lease was taken over (their effects were discarded); it is allowed.
+    """
+    mine = runs.c.action_id > since_id
+    async with db.connect() as conn:
+        committed = await conn.execute(
+            select(func.count(), func.count(runs.c.action_id.distinct())).where(
+                mine, runs.c.committed.is_(True)
+            )
+        )
+        total, distinct = committed.one()
+        lost = await conn.execute(select(func.count()).where(mine, runs.c.committed.is_(False)))
+        return int(total) - int(distinct), int(lost.scalar_one())

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bench.catalog import SCENARIOS
 from bench.context import Context, Mode
 from bench.databases import open_databases
 from bench.machine import describe_machine
@@ -19,16 +20,6 @@ from bench.results import ScenarioResult, Status
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 SCHEMA = "cadenza-bench/1"
-
-#: Every scenario, in the order a full run measures them, with what it answers.
-SCENARIOS: dict[str, str] = {
-    "throughput": "N one-shot actions due at once: actions/s vs APScheduler, SQLite/PostgreSQL",
-    "lateness": "steady 10/100/1000 actions/s: p50/p99/max lateness, ours vs APScheduler",
-    "scale": "many rules over many tenants: load time, RSS, idle CPU, API list p99",
-    "sandbox": "per-run overhead of each runtime; runs/s with both cores busy",
-    "preview": "schedule evaluation median/p99; pathological rejection time",
-    "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
-}
 
 
 class UnknownScenario(ValueError):
@@ -93,9 +84,14 @@ async def run_suite(
     return path
 
 
-def summary_line(path: Path) -> str:
-    """What the command prints at the end: where the results are and which scenarios fell short."""
+def statuses(path: Path) -> dict[str, str]:
+    """Each scenario's status in a results file."""
     data = json.loads(path.read_text())
-    states = {name: s["status"] for name, s in data["scenarios"].items()}
+    return {name: str(s["status"]) for name, s in data["scenarios"].items()}
+
+
+def summary_line(path: Path) -> str:
+    """What the command prints at the end: each scenario's status and where the results are."""
+    states = statuses(path)
     shown = ", ".join(f"{name} {status}" for name, status in states.items())
     return f"{shown}\nresults: {path}\nreport:  {path.with_suffix('.md')}"

@@ -19,6 +19,7 @@ _COMMANDS: tuple[tuple[str, str], ...] = (
     ("api.cli.tenants", "tenant"),
     ("api.cli.tenants", "key"),
     ("api.cli.run_script", "run_script"),
+    ("api.cli.bench", "bench"),
     ("api.cli.preview", "preview"),
 )
 

@@ -1,0 +1,13 @@
+"""The scenario names and what each answers; light to import (the CLI builds its choices here)."""
+
+from __future__ import annotations
+
+#: Every scenario, in the order a full run measures them.
+SCENARIOS: dict[str, str] = {
+    "throughput": "N one-shot actions due at once: actions/s vs APScheduler, SQLite/PostgreSQL",
+    "lateness": "steady 10/100/1000 actions/s: p50/p99/max lateness, ours vs APScheduler",
+    "scale": "many rules over many tenants: load time, RSS, idle CPU, API list p99",
+    "sandbox": "per-run overhead of each runtime; runs/s with both cores busy",
+    "preview": "schedule evaluation median/p99; pathological rejection time",
+    "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
+}
