@@ -1,0 +1,45 @@
+"""`cadenza bench` end to end on small scenarios: real subprocesses, a real results file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from support.processes import run_cli
+
+from bench.peer import Peer, fire_all
+
+
+def test_bench_quick_preview_writes_well_formed_results(tmp_path: Path) -> None:
+    done = run_cli("bench", "--quick", "preview", "--out", str(tmp_path), timeout_s=110)
+    assert done.returncode == 0, done.stderr
+    (results,) = tmp_path.glob("*.json")
+    data = json.loads(results.read_text())
+    assert data["schema"] == "cadenza-bench/1"
+    assert data["mode"] == "quick"
+    assert data["command"] == "cadenza bench --quick preview"
+    assert data["machine"]["cores"] >= 1 and data["machine"]["cpu"]
+    assert list(data["scenarios"]) == ["preview"]
+    preview = data["scenarios"]["preview"]
+    assert preview["status"] == "ok"
+    assert {f["system"] for f in preview["figures"]} == {"preview", "rejection"}
+    for figure in preview["figures"]:
+        assert figure["unit"] == "ms"
+        assert sorted(figure["repeats"])[len(figure["repeats"]) // 2] == figure["median"]
+    report = results.with_suffix(".md").read_text()
+    assert "# Cadenza benchmark" in report and "## preview" in report
+    assert str(results) in done.stdout
+
+
+def test_bench_rejects_an_unknown_scenario(tmp_path: Path) -> None:
+    done = run_cli("bench", "--quick", "warp-speed", "--out", str(tmp_path))
+    assert done.returncode == 2
+    assert "warp-speed" in done.stderr
+    assert not list(tmp_path.iterdir())
+
+
+def test_peer_fires_every_job_once_and_reports_its_lateness(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'peer.db'}"
+    lateness_ms = fire_all(url, Peer.TUNED, [0.0] * 20 + [0.05] * 10, lead_s=1.0)
+    assert len(lateness_ms) == 30
+    assert min(lateness_ms) >= 0
