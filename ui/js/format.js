@@ -6,7 +6,7 @@ const formats = new Map();
 function formatter(zone) {
   if (!formats.has(zone)) {
     formats.set(zone, new Intl.DateTimeFormat("en-GB", {
-      timeZone: zone, weekday: "short", year: "numeric", month: "short", day: "2-digit",
+      timeZone: zone, weekday: "short", year: "numeric", month: "short", day: "2-digit", hourCycle: "h23",
       hour: "2-digit", minute: "2-digit", timeZoneName: "short",
     }));
   }

@@ -29,7 +29,8 @@ export function previewPanel(onProblem) {
       show(data, zone || "UTC");
     } catch (error) {
       if (mine !== sequence) return;
-      fill(text, h("span", { class: "bad-text" }, "No preview: the schedule has an error."));
+      const entry = api.fieldErrors(error)[0];
+      fill(text, h("span", { class: "bad-text" }, "No preview: ", entry ? `${entry.field} — ${entry.message}` : error.detail || error.message));
       fill(body);
       onProblem(error);
     } finally {

@@ -36,12 +36,15 @@ function inlineErrors(controls) {
   };
 }
 
-/** The message for a schedule error, pointing at the bad part of the text when we know where. */
-function scheduleMessage(entry, text) {
+/** An error's message (and hint); for text fields the bad part (from `position` to the next
+ *  `;` or space) is marked in a copy of the text. */
+function errorMessage(entry, text) {
   const message = [entry.message, entry.hint ? ` (${entry.hint})` : ""];
   if (Number.isInteger(entry.position) && text) {
     const at = Math.min(entry.position, text.length);
-    message.push(h("code", { class: "caret" }, text.slice(0, at), h("mark", {}, text.slice(at) || " ")));
+    const end = text.slice(at).search(/[;\s]/);
+    const stop = end < 0 ? text.length : at + Math.max(end, 1);
+    message.push(h("code", { class: "caret" }, text.slice(0, at), h("mark", {}, text.slice(at, stop) || " "), text.slice(stop)));
   }
   return message;
 }
@@ -107,7 +110,7 @@ export function ruleForm() {
     if (!problem) return;
     const entry = api.fieldErrors(problem)[0] || { field: "schedule", message: problem.detail || problem.title };
     const target = entry.field === "timezone" ? "timezone" : "schedule";
-    errors.set(target, scheduleMessage(entry, target === "schedule" ? c.schedule.value : ""));
+    errors.set(target, errorMessage(entry, target === "schedule" ? c.schedule.value : ""));
   }
 
   function parseParams(strict = true) {
@@ -151,8 +154,8 @@ export function ruleForm() {
         if (name === "code") {
           script.showCodeError(e.line, e.message);
           shown = true;
-        } else if (name === "schedule") shown = errors.set("schedule", scheduleMessage(e, c.schedule.value)) || shown;
-        else shown = errors.set(name, scheduleMessage(e, "")) || shown;
+        } else if (name === "schedule") shown = errors.set("schedule", errorMessage(e, c.schedule.value)) || shown;
+        else shown = errors.set(name, errorMessage(e, "")) || shown;
       }
       return shown;
     },

@@ -1,0 +1,107 @@
+"""Fixtures of the UI tests: a real `cadenza serve`, real headless Chromium, a signed-in page.
+
+Chromium is Debian's (`/usr/bin/chromium`, or `CADENZA_CHROMIUM`), driven by Playwright; a
+machine without it skips these tests, except under CI (`CI=true`) where that is a failure.
+Set `CADENZA_UI_SCREENSHOTS=<dir>` to also save screenshots of the main screens there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
+from support.processes import Server, create_tenant, running_server
+
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+CHROMIUM = os.environ.get("CADENZA_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+OPERATOR_TOKEN = "ui-test-operator-token"
+#: The viewer's zone differs from the rules' zone, so both date columns show.
+VIEWER_ZONE = "America/New_York"
+LAPTOP = {"width": 1366, "height": 800}
+expect.set_options(timeout=15_000)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    if not Path(CHROMIUM).exists():
+        if IN_CI:
+            pytest.fail(f"Chromium not found at {CHROMIUM}, and CI requires the UI tests")
+        pytest.skip(f"Chromium not found at {CHROMIUM}")
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="module")
+def server(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`cadenza serve` on a fresh SQLite database, with the operator API open."""
+    path = tmp_path_factory.mktemp("ui-db") / "cadenza.db"
+    shutil.copy(sqlite_template, path)
+    env = {"CADENZA_ADMIN_TOKEN": OPERATOR_TOKEN}
+    with running_server(f"sqlite+aiosqlite:///{path}", env=env) as started:
+        yield started
+
+
+@pytest.fixture
+def page(browser: Browser, server: Server) -> Iterator[Page]:
+    """A fresh browser tab on the UI, not signed in; failing pages print their JS errors."""
+    context = browser.new_context(viewport=LAPTOP, timezone_id=VIEWER_ZONE, locale="en-GB")
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.goto(f"{server.base_url}/")
+    yield tab
+    context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+def sign_in(page: Page) -> Callable[[str], None]:
+    """Sign in through the form, as a person would."""
+
+    def submit(secret: str) -> None:
+        page.get_by_label("API key or operator token").fill(secret)
+        page.get_by_role("button", name="Sign in").click()
+
+    return submit
+
+
+@pytest.fixture
+def tenant_page(page: Page, server: Server, sign_in: Callable[[str], None]) -> Page:
+    """The tab signed in as the admin of a tenant of its own, on its (empty) rules list."""
+    tenant = create_tenant(server.database_url, f"ui-{uuid.uuid4().hex[:8]}")
+    sign_in(tenant["api_key"])
+    expect(page.get_by_role("heading", name="Rules", exact=True)).to_be_visible()
+    return page
+
+
+@pytest.fixture
+def shoot() -> Callable[[Page, str], None]:
+    """Save the visible page as `<name>.png` when CADENZA_UI_SCREENSHOTS names a directory."""
+    target = os.environ.get("CADENZA_UI_SCREENSHOTS")
+
+    def save(page: Page, name: str) -> None:
+        if target:
+            Path(target).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(target) / f"{name}.png"))
+
+    return save

@@ -1,0 +1,78 @@
+"""The rule editor's schedule half, in real Chromium against a real server: the builder writes
+the RRULE, the live preview shows text and dates in two zones, a bad RRULE is an inline error."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from playwright.sync_api import Page, expect
+
+SCHEDULE = "Schedule (RRULE, cron or plain English)"
+
+
+def open_new_rule(page: Page) -> None:
+    page.get_by_role("link", name="New rule").first.click()
+    expect(page.get_by_role("heading", name="New rule")).to_be_visible()
+
+
+def test_builder_weekdays_0900_berlin_previews_text_and_dates_in_both_zones(
+    tenant_page: Page, shoot: Callable[[Page, str], None]
+) -> None:
+    page = tenant_page
+    open_new_rule(page)
+    page.get_by_label("Frequency").select_option("DAILY")
+    page.get_by_label("Frequency").select_option("WEEKLY")
+    page.get_by_role("button", name="Weekdays").click()
+    page.get_by_label("Time of day").fill("09:00")
+    page.get_by_label("Time zone").fill("Europe/Berlin")
+    expect(page.get_by_label(SCHEDULE)).to_have_value(
+        "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0"
+    )
+    preview = page.get_by_role("region", name="Preview")
+    expect(preview).to_contain_text("every weekday at 9:00 (Europe/Berlin)")
+    dates = preview.get_by_role("table")
+    expect(dates.get_by_role("row")).to_have_count(11)
+    expect(dates.get_by_role("columnheader", name="In Europe/Berlin")).to_be_visible()
+    expect(dates.get_by_role("columnheader", name="Your time (America/New_York)")).to_be_visible()
+    first = dates.get_by_role("row").nth(1)
+    expect(first).to_contain_text("09:00 CE")  # 09:00 CET or CEST in Berlin...
+    expect(first).to_contain_text(":00 GMT-")  # ...and 03:00 or 04:00 in New York
+    for row in dates.get_by_role("row").all()[1:]:
+        expect(row).not_to_contain_text("Sat")
+        expect(row).not_to_contain_text("Sun")
+    shoot(page, "rule-editor")
+
+
+def test_bad_rrule_shows_the_error_at_the_schedule_field(tenant_page: Page) -> None:
+    page = tenant_page
+    open_new_rule(page)
+    field = page.get_by_label(SCHEDULE)
+    field.fill("FREQ=WEEKLY;BYDAY=MO,XX;BYHOUR=9")
+    expect(field).to_have_attribute("aria-invalid", "true")
+    error = page.locator(f"#{field.get_attribute('aria-errormessage')}")
+    expect(error).to_contain_text("'XX' is not a weekday")
+    expect(error.locator("mark")).to_have_text("BYDAY=MO,XX")
+    expect(page.get_by_role("region", name="Preview")).to_contain_text("No preview")
+    field.fill("FREQ=WEEKLY;BYDAY=MO,FR;BYHOUR=9")
+    expect(field).not_to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_role("region", name="Preview")).to_contain_text(
+        "every week on Monday and Friday"
+    )
+
+
+def test_raw_text_fills_the_builder_back(tenant_page: Page) -> None:
+    page = tenant_page
+    open_new_rule(page)
+    page.get_by_label(SCHEDULE).fill("FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17;BYMINUTE=30;COUNT=5")
+    expect(page.get_by_label("Frequency")).to_have_value("MONTHLY")
+    expect(page.get_by_label("Which")).to_have_value("-1")
+    expect(page.get_by_label("Weekday", exact=True)).to_have_value("FR")
+    expect(page.get_by_label("Time of day")).to_have_value("17:30")
+    expect(page.get_by_label("Number of runs")).to_have_value("5")
+    expect(page.get_by_role("region", name="Preview")).to_contain_text("the last Friday")
+    page.get_by_label(SCHEDULE).fill("30 8 * * 1-5")
+    expect(page.get_by_label("Frequency")).to_have_value("WEEKLY")
+    expect(page.get_by_label("Time of day")).to_have_value("08:30")
+    page.get_by_label(SCHEDULE).fill("every weekday at 9am")
+    expect(page.get_by_text("The builder can't show this schedule")).to_be_visible()
+    expect(page.get_by_role("region", name="Preview")).to_contain_text("every weekday at 9:00")
