@@ -15,8 +15,11 @@ from typing import Protocol
 from sandbox.cache import CompileCache
 from sandbox.contract import HostApi, Limits, Outcome, RuntimeName, ScriptContext
 from sandbox.errors import SandboxError
+from sandbox.micropython_runtime import MicroPythonRuntime
 from sandbox.pool import WorkerPool
 from sandbox.python_runtime import PythonRuntime
+from sandbox.wasm_engine import WasmEngine
+from sandbox.wasm_runtime import WasmRuntime
 
 log = logging.getLogger("cadenza.sandbox")
 
@@ -67,6 +70,7 @@ class Sandbox:
         self.config = config or SandboxConfig()
         self._pool: WorkerPool | None = None
         self._runtimes: dict[RuntimeName, Runtime] = {}
+        self._wasm: WasmEngine | None = None
 
     async def __aenter__(self) -> Sandbox:
         wanted = set(self.config.runtimes)
@@ -77,6 +81,16 @@ class Sandbox:
             self._runtimes[RuntimeName.PYTHON] = PythonRuntime(
                 self._pool, cache, self.config.compile_limits
             )
+        if wanted & {RuntimeName.WASM, RuntimeName.MICROPYTHON}:
+            self._wasm = WasmEngine(self.config.max_workers, self.config.cache_dir)
+        if self._wasm is not None and RuntimeName.WASM in wanted:
+            self._runtimes[RuntimeName.WASM] = WasmRuntime(
+                self._wasm, self.config.compile_limits, self.config.max_module_bytes
+            )
+        if self._wasm is not None and RuntimeName.MICROPYTHON in wanted:
+            micropython = MicroPythonRuntime(self._wasm, self.config.compile_limits)
+            await micropython.start()
+            self._runtimes[RuntimeName.MICROPYTHON] = micropython
         missing = [name for name, present in self.capabilities().items() if not present]
         if missing:
             log.warning(
@@ -93,6 +107,9 @@ class Sandbox:
         if self._pool is not None:
             await self._pool.stop()
             self._pool = None
+        if self._wasm is not None:
+            self._wasm.close()
+            self._wasm = None
         self._runtimes.clear()
 
     def runtime(self, name: RuntimeName | str) -> Runtime:
@@ -109,4 +126,6 @@ class Sandbox:
     def capabilities(self) -> dict[str, bool]:
         """Which isolation layers are active (python worker layers + wasm engine settings)."""
         layers = dict(self._pool.layers) if self._pool else {}
+        if self._wasm is not None:
+            layers.update(wasm_fuel=True, wasm_epoch_deadline=True, wasm_memory_limit=True)
         return layers

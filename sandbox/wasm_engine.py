@@ -1,0 +1,109 @@
+"""The shared wasmtime engine: fuel + epoch interruption, a ticker, run threads, module cache.
+
+One `Engine` serves every wasm and micropython run. Wall-clock limits are epochs: a ticker
+thread advances the engine's epoch every `TICK_S`, and each store's deadline is its timeout in
+ticks, so guest code stops within a tick of its deadline however it spends its time. Runs
+execute on a thread pool, never on the event loop. Compiled modules are cached in memory and,
+if a cache directory is configured, serialised on disk under a key that includes the wasmtime
+version and this engine configuration (a serialised module only loads into a matching engine).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.metadata
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import wasmtime
+
+from sandbox.cache import content_key
+
+TICK_S = 0.002
+#: Fuel granted per CPU second of the run's limit. Fuel is the deterministic backstop; the
+#: epoch deadline is the real clock. Guests burn 0.6e9/s (a tight wasm loop) to ~5e9/s
+#: (MicroPython's interpreter loop), so this is generous enough for the epoch to decide.
+FUEL_PER_CPU_S = 10_000_000_000
+MAX_WASM_STACK_BYTES = 512 * 1024
+_CONFIG_FINGERPRINT = f"fuel+epoch;stack={MAX_WASM_STACK_BYTES};exceptions;v1"
+
+
+def engine_config() -> wasmtime.Config:
+    config = wasmtime.Config()
+    config.consume_fuel = True
+    config.epoch_interruption = True
+    config.max_wasm_stack = MAX_WASM_STACK_BYTES
+    config.wasm_exceptions = True  # the MicroPython build uses them
+    config.wasm_threads = False
+    return config
+
+
+class WasmEngine:
+    """Owns the engine, the epoch ticker, the run threads and the compiled-module cache."""
+
+    def __init__(self, threads: int, cache_dir: Path | None) -> None:
+        self.engine = wasmtime.Engine(engine_config())
+        self.version = importlib.metadata.version("wasmtime")
+        self._cache_dir = cache_dir
+        self._modules: dict[str, wasmtime.Module] = {}
+        self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cadenza-wasm")
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="cadenza-epoch", daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        """Keep the epoch at (time since start) / TICK_S, catching up after late wake-ups,
+        so that a deadline of n ticks means n * TICK_S seconds however the thread is woken."""
+        started_s, ticks = time.monotonic(), 0
+        while not self._stop.wait(TICK_S):
+            due = int((time.monotonic() - started_s) / TICK_S)
+            while ticks < due:
+                self.engine.increment_epoch()
+                ticks += 1
+
+    def close(self) -> None:
+        self._stop.set()
+        self._ticker.join()
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    @staticmethod
+    def deadline_ticks(timeout_s: float) -> int:
+        return max(1, round(max(timeout_s, 0.0) / TICK_S))
+
+    def module_key(self, wasm: bytes) -> str:
+        return content_key("wasm-module", self.version, _CONFIG_FINGERPRINT, wasm)
+
+    def cached(self, key: str) -> wasmtime.Module | None:
+        """A compiled module from memory or the disk cache, or None."""
+        module = self._modules.get(key)
+        if module is None and self._cache_dir is not None:
+            path = self._cache_dir / f"{key}.cwasm"
+            with contextlib.suppress(wasmtime.WasmtimeError, OSError):
+                if path.is_file():
+                    module = wasmtime.Module.deserialize_file(self.engine, str(path))
+                    self._modules[key] = module
+        return module
+
+    async def compile(self, key: str, wasm: bytes) -> wasmtime.Module:
+        """Compile on a run thread (callers bound the input first) and cache the result."""
+        module = self.cached(key)
+        if module is None:
+            module = await self.call(wasmtime.Module, self.engine, wasm)
+            self._modules[key] = module
+            if self._cache_dir is not None:
+                self._store_on_disk(key, module)
+        return module
+
+    def _store_on_disk(self, key: str, module: wasmtime.Module) -> None:
+        assert self._cache_dir is not None
+        self._cache_dir.mkdir(parents=True, exist_ok=True)
+        temporary = self._cache_dir / f"{key}.tmp"
+        temporary.write_bytes(bytes(module.serialize()))
+        temporary.replace(self._cache_dir / f"{key}.cwasm")
+
+    async def call(self, func, *args):  # type: ignore[no-untyped-def]
+        """Run blocking wasmtime work on a run thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)

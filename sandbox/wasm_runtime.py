@@ -1,0 +1,146 @@
+"""The `wasm` runtime: a tenant's own WebAssembly module, importing only the `cadenza` ABI.
+
+A module is checked once (size cap, then WAT parsing, validation, compilation and the
+import/export check in a rlimited subprocess), compiled by the engine and cached by content
+hash. Each run gets a fresh Store with memory limits, fuel (CPU) and an epoch deadline
+(wall clock), and its own instance; nothing is shared between runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import wasmtime
+
+from sandbox import wasm_abi
+from sandbox.cache import CompileCache, Compiled, content_key
+from sandbox.contract import HostApi, Limits, Outcome, OutcomeStatus, RuntimeName, ScriptContext
+from sandbox.errors import ScriptRejected
+from sandbox.guest import GuestRun
+from sandbox.hostcalls import HostSession
+from sandbox.outcomes import Run
+from sandbox.source import describe_seconds
+from sandbox.wasm_engine import FUEL_PER_CPU_S, WasmEngine
+
+_PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+_MAX_CHECK_OUTPUT_BYTES = 64 * 1024 * 1024
+
+
+class WasmRuntime:
+    """`runtime("wasm")`: see `sandbox.Runtime` for the contract."""
+
+    name = RuntimeName.WASM
+
+    def __init__(self, engine: WasmEngine, compile_limits: Limits, max_module_bytes: int) -> None:
+        self._engine = engine
+        self._compile_limits = compile_limits
+        self._max_module_bytes = max_module_bytes
+        self._checked = CompileCache()
+        self._linker = wasmtime.Linker(engine.engine)
+        wasm_abi.define(self._linker)
+
+    async def validate(self, script: str | bytes) -> None:
+        await self._module(script)
+
+    async def run(
+        self, script: str | bytes, context: ScriptContext, limits: Limits, host: HostApi
+    ) -> Outcome:
+        run = Run(RuntimeName.WASM, limits)
+        try:
+            module = await self._module(script)
+        except ScriptRejected as exc:
+            return run.rejected(exc)
+        run.started_s = time.monotonic()
+        session = HostSession(host, limits)
+        guest = GuestRun(run, session, context.to_json(), asyncio.get_running_loop())
+        try:
+            await asyncio.wait_for(
+                self._engine.call(self._execute, module, guest), limits.timeout_s + 1
+            )
+        except TimeoutError:
+            return run.timed_out(session)
+        return run.outcome(session)
+
+    async def _module(self, script: str | bytes) -> wasmtime.Module:
+        data = script.encode() if isinstance(script, str) else bytes(script)
+        if len(data) > self._max_module_bytes:
+            limit = self._max_module_bytes
+            raise ScriptRejected(f"the module is {len(data)} bytes; the limit is {limit} bytes")
+        key = content_key("wasm-input", data)
+        entry = self._checked.get(key)
+        if entry is None:
+            entry = await self._check(data)
+            self._checked.put(key, entry)
+        if entry.artifact is None:
+            raise ScriptRejected(entry.reason or "the module was rejected", entry.line)
+        return await self._engine.compile(self._engine.module_key(entry.artifact), entry.artifact)
+
+    async def _check(self, data: bytes) -> Compiled:
+        """Run `sandbox.wasm_check` on the input under the compile limits."""
+        limits = self._compile_limits
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "sandbox.wasm_check",
+            str(max(1, round(limits.effective_cpu_s))), str(limits.memory_bytes),
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, env={"PYTHONPATH": _PACKAGE_ROOT}, cwd="/",
+        )  # fmt: skip
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(data), limits.timeout_s)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+            took = describe_seconds(limits.timeout_s)
+            return Compiled(reason=f"compiling the module took longer than {took}")
+        try:
+            report = json.loads(out[:_MAX_CHECK_OUTPUT_BYTES])
+        except ValueError:
+            return Compiled(
+                reason=f"compiling the module failed (checker exit {process.returncode})"
+            )
+        if "wasm" in report:
+            return Compiled(artifact=base64.b64decode(report["wasm"]))
+        return Compiled(reason=str(report.get("error")), line=report.get("line"))
+
+    def _execute(self, module: wasmtime.Module, guest: GuestRun) -> None:
+        """On a run thread: instantiate into a fresh store and call `main`."""
+        limits, run = guest.limits, guest.run
+        store = wasmtime.Store(self._engine.engine)
+        store.set_limits(
+            memory_size=limits.memory_bytes,
+            table_elements=100_000,
+            instances=1,
+            tables=4,
+            memories=1,
+        )
+        fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
+        store.set_fuel(fuel)
+        store.set_epoch_deadline(self._engine.deadline_ticks(guest.deadline_s - time.monotonic()))
+        cpu_start_s = time.thread_time()
+        instance: wasmtime.Instance | None = None
+        with guest:
+            try:
+                instance = self._linker.instantiate(store, module)
+                main = instance.exports(store)["main"]
+                assert isinstance(main, wasmtime.Func)
+                value = main(store)
+                run.status = OutcomeStatus.OK
+                run.result = json.loads(guest.result_json) if guest.result_json else value
+            except Exception as exc:
+                run.status, run.error = guest.classify(exc, _memory_bytes(store, instance, exc))
+        run.fuel = fuel - store.get_fuel()
+        run.cpu_s = time.thread_time() - cpu_start_s
+        run.peak_memory_bytes = _memory_bytes(store, instance, None)
+        run.set_output(guest.stdout.decode("utf-8", "replace"), run.truncated)
+
+
+def _memory_bytes(store: wasmtime.Store, instance: wasmtime.Instance | None, exc: Any) -> int:
+    if instance is None:
+        return 1 << 62 if exc is not None and "exceeds memory limits" in str(exc) else 0
+    memory = instance.exports(store).get("memory")
+    return memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
