@@ -1,0 +1,43 @@
+"""`EngineConfig`: every knob of the engine as plain values (the API builds it from Settings)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """How one engine node behaves. The engine never reads the environment itself."""
+
+    #: This node's name, written into claimed actions, runs and tenant leases.
+    node_name: str = "node"
+    #: Sandbox runs in flight at once on this node, over every tenant.
+    max_concurrency: int = 4
+    #: Tenant lease length (scale-out); a dead node's tenants are taken over after this.
+    lease_s: float = 30.0
+    #: Longest a loop sleeps before re-checking (clock jumps, changes made by other nodes).
+    wake_cap_s: float = 1.0
+    #: Extra lease time on top of a run's timeout before the sweeper may reclaim it.
+    lease_margin_s: float = 30.0
+    #: How often expired run leases are swept.
+    sweep_interval_s: float = 5.0
+    #: Most due actions claimed and completed in one transaction.
+    batch_size: int = 100
+    #: UNTIL cap of open-ended schedules.
+    horizon_years: int = 10
+    #: Misfire grace when a rule sets none: later than this an occurrence counts as missed.
+    default_grace_s: float = 60.0
+    #: Successful runs older than this many days are purged; failed ones after the second.
+    retention_ok_days: int = 30
+    retention_failed_days: int = 90
+    #: Rows deleted per retention statement (small batches keep the writer responsive).
+    retention_batch: int = 500
+    #: Allow webhook URLs that resolve to loopback/private addresses.
+    allow_private_webhooks: bool = False
+    #: Webhook delivery: attempts, first backoff, cap, request timeout.
+    webhook_max_attempts: int = 8
+    webhook_backoff_s: float = 5.0
+    webhook_backoff_max_s: float = 3600.0
+    webhook_timeout_s: float = 10.0
+    #: Whether this node takes tenant leases (several nodes on one PostgreSQL).
+    use_tenant_leases: bool = True

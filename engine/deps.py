@@ -1,0 +1,44 @@
+"""What every engine operation needs: the database, the sandbox, the configuration, the clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine.clock import Clock
+from engine.config import EngineConfig
+from engine.errors import EngineError
+from engine.recurrence import ScheduleLimits
+from sandbox import Sandbox
+from tenants.errors import NotFound
+from tenants.quotas import TenantProfile, load_profile
+
+
+class TenantNotFound(EngineError):
+    """No such tenant: check the tenant id."""
+
+
+@dataclass
+class Deps:
+    db: AsyncEngine
+    sandbox: Sandbox
+    config: EngineConfig
+    clock: Clock
+    #: Called with a tenant id after every committed change, so its loop re-reads at once.
+    wake: Callable[[str], None]
+
+    def schedule_limits(self, profile: TenantProfile) -> ScheduleLimits:
+        return ScheduleLimits(
+            horizon_years=self.config.horizon_years,
+            min_interval_s=profile.quotas.min_interval_s,
+            allow_secondly=profile.quotas.allow_secondly,
+        )
+
+    async def profile(self, tenant_id: str) -> TenantProfile:
+        async with self.db.connect() as conn:
+            try:
+                return await load_profile(conn, tenant_id)
+            except NotFound as exc:
+                raise TenantNotFound(f"no tenant {tenant_id!r}") from exc

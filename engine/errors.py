@@ -1,0 +1,73 @@
+"""The engine's exception root; the API maps each subclass to one HTTP status.
+
+A failing tenant script is never one of these (it is an `Outcome`); these are the caller's
+mistakes: a missing object, a stale version, an invalid rule, a quota, a wrong state.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """The engine could not do what was asked."""
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or (self.__doc__ or "").strip().splitlines()[0])
+
+
+class RuleNotFound(EngineError):
+    """No such rule for this tenant: check the rule id (GET /v1/rules lists them)."""
+
+
+class ActionNotFound(EngineError):
+    """No such action for this tenant: check the action id."""
+
+
+class RunNotFound(EngineError):
+    """No such run for this tenant: check the run id."""
+
+
+class StaleVersion(EngineError):
+    """The rule was changed since you read it: fetch it again and reapply your change."""
+
+    def __init__(self, current_version: int, message: str | None = None) -> None:
+        self.current_version = current_version
+        super().__init__(
+            message
+            or f"the rule is at version {current_version}, not the one you edited: "
+            "fetch it again and reapply your change"
+        )
+
+
+class InvalidRule(EngineError):
+    """A field of the rule is not acceptable; `field`, `reason` and `hint` say which and why."""
+
+    def __init__(
+        self,
+        field: str,
+        reason: str,
+        *,
+        position: int | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.field = field
+        self.reason = reason
+        self.position = position
+        self.line = line
+        self.hint = hint
+        where = f" (line {line})" if line is not None else ""
+        where += f" (at character {position})" if position is not None else ""
+        fix = f"; {hint}" if hint else ""
+        super().__init__(f"{field}{where}: {reason}{fix}")
+
+
+class QuotaExceeded(EngineError):
+    """The tenant's quota does not allow this; ask the operator to raise it."""
+
+    def __init__(self, quota: str, message: str) -> None:
+        self.quota = quota
+        super().__init__(message)
+
+
+class InvalidState(EngineError):
+    """The object is not in a state that allows this operation."""

@@ -1,0 +1,93 @@
+"""A rule's occurrences as actions: when the next one is, when it is due, what it is called."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from engine.recurrence import Schedule
+from engine.schedules import compile_schedule, evaluation_limits
+
+_EPSILON = timedelta(microseconds=1)
+
+
+def rule_anchor(rule: Mapping[str, Any]) -> datetime:
+    """What an anchored schedule (`every 15m`) counts from: start_at, else creation time."""
+    return rule["start_at"] or rule["created_at"]
+
+
+def rule_schedule(rule: Mapping[str, Any], horizon_years: int) -> Schedule:
+    """The stored rule's schedule (it was validated when saved)."""
+    return compile_schedule(
+        rule["schedule"],
+        rule["timezone"],
+        rule_anchor(rule),
+        rule["dst_gap"],
+        rule["dst_repeat"],
+        evaluation_limits(horizon_years),
+    )
+
+
+def next_occurrence(
+    schedule: Schedule, rule: Mapping[str, Any], after: datetime, *, inclusive: bool = False
+) -> datetime | None:
+    """The rule's first occurrence after `after` (or at it), inside its start/end window."""
+    start_at = rule["start_at"]
+    if start_at is not None and start_at > after:
+        after, inclusive = start_at, True
+    found = schedule.next_after(after - _EPSILON if inclusive else after)
+    if found is None:
+        return None
+    found = found.astimezone(UTC)
+    end_at = rule["end_at"]
+    return None if end_at is not None and found > end_at else found
+
+
+def due_at(rule_id: str, scheduled_at: datetime, jitter_s: int) -> datetime:
+    """The scheduled time plus the rule's jitter, the same on every node and every retry."""
+    if not jitter_s:
+        return scheduled_at
+    digest = hashlib.sha256(f"{rule_id}@{scheduled_at.isoformat()}".encode()).digest()
+    offset_ms = int.from_bytes(digest[:8], "big") % (jitter_s * 1000)
+    return scheduled_at + timedelta(milliseconds=offset_ms)
+
+
+def occurrence_id(rule_id: str | None, action_id: int, scheduled_at: datetime) -> str:
+    """Stable across retries: the rule and its nominal time, or the one-off action's id."""
+    if rule_id is None:
+        return f"action:{action_id}"
+    return f"{rule_id}@{scheduled_at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')}"
+
+
+def occurrence_row(
+    rule: Mapping[str, Any], scheduled_at: datetime, now: datetime, **extra: Any
+) -> dict[str, Any]:
+    """The values of a new pending action for one occurrence of `rule`."""
+    return {
+        "tenant_id": rule["tenant_id"],
+        "rule_id": rule["id"],
+        "rule_version": rule["version"],
+        "scheduled_at": scheduled_at,
+        "due_at": due_at(rule["id"], scheduled_at, rule["jitter_s"]),
+        "status": "pending",
+        "attempt": 0,
+        "max_attempts": rule["max_attempts"],
+        "priority": rule["priority"],
+        "created_at": now,
+    } | extra
+
+
+def upcoming(
+    schedule: Schedule, rule: Mapping[str, Any], after: datetime, count: int
+) -> list[datetime]:
+    """The rule's next `count` occurrences after `after` (fewer when the series ends)."""
+    found: list[datetime] = []
+    while len(found) < count:
+        nxt = next_occurrence(schedule, rule, after)
+        if nxt is None:
+            break
+        found.append(nxt)
+        after = nxt
+    return found

@@ -1,0 +1,148 @@
+"""Reads for the API: every one scoped by tenant, another tenant's id behaves like a missing one."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.engine import RowMapping
+
+from engine.deps import Deps
+from engine.errors import ActionNotFound, RunNotFound
+from engine.occurrences import rule_schedule
+from engine.records import Action, Page, Rule, Run
+from engine.recurrence import ScheduleError
+from engine.rule_writes import load
+from engine.store import actions as action_store
+from engine.store import rules as rule_store
+from engine.store import runs as run_store
+from engine.views import (
+    action_from_row,
+    decode_cursor,
+    decode_int_cursor,
+    encode_cursor,
+    rule_from_row,
+    run_from_row,
+)
+
+MAX_PAGE = 500
+
+
+def _limit(limit: int) -> int:
+    return max(1, min(limit, MAX_PAGE))
+
+
+def describe(row: RowMapping, horizon_years: int) -> str:
+    try:
+        return rule_schedule(row, horizon_years).describe().text
+    except ScheduleError:
+        return row["schedule"]
+
+
+async def _rules(deps: Deps, rows: Sequence[RowMapping]) -> list[Rule]:
+    ids = [r["id"] for r in rows]
+    async with deps.db.connect() as conn:
+        next_at = await rule_store.next_run_at(conn, ids)
+        outcomes = await rule_store.last_outcomes(conn, ids)
+    return [
+        rule_from_row(
+            r,
+            schedule_text=describe(r, deps.config.horizon_years),
+            next_run_at=next_at.get(r["id"]),
+            last_outcome=outcomes.get(r["id"]),
+        )
+        for r in rows
+    ]
+
+
+async def get_rule(deps: Deps, tenant_id: str, rule_id: str) -> Rule:
+    async with deps.db.connect() as conn:
+        row = await load(conn, tenant_id, rule_id)
+    return (await _rules(deps, [row]))[0]
+
+
+async def list_rules(
+    deps: Deps,
+    tenant_id: str,
+    cursor: str | None,
+    limit: int,
+    enabled: bool | None,
+    search: str | None,
+) -> Page[Rule]:
+    limit = _limit(limit)
+    async with deps.db.connect() as conn:
+        rows = await rule_store.list_rules(
+            conn,
+            tenant_id,
+            after_id=decode_cursor(cursor),
+            limit=limit + 1,
+            enabled=enabled,
+            search=search,
+        )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page(await _rules(deps, rows), encode_cursor(rows[-1]["id"]) if more else None)
+
+
+async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:
+    async with deps.db.connect() as conn:
+        row = await action_store.get_action(conn, tenant_id, action_id)
+    if row is None:
+        raise ActionNotFound(f"no action {action_id} for this tenant: check the action id")
+    return action_from_row(row)
+
+
+async def list_actions(
+    deps: Deps,
+    tenant_id: str,
+    status: str | None,
+    rule_id: str | None,
+    cursor: str | None,
+    limit: int,
+) -> Page[Action]:
+    limit = _limit(limit)
+    async with deps.db.connect() as conn:
+        rows = await action_store.list_actions(
+            conn,
+            tenant_id,
+            status=status,
+            rule_id=rule_id,
+            before_id=decode_int_cursor(cursor),
+            limit=limit + 1,
+        )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page([action_from_row(r) for r in rows], encode_cursor(rows[-1]["id"]) if more else None)
+
+
+async def get_run(deps: Deps, tenant_id: str, run_id: int) -> Run:
+    async with deps.db.connect() as conn:
+        row = await run_store.get_run(conn, tenant_id, run_id)
+    if row is None:
+        raise RunNotFound(f"no run {run_id} for this tenant: check the run id")
+    return run_from_row(row)
+
+
+async def list_runs(
+    deps: Deps,
+    tenant_id: str,
+    rule_id: str | None,
+    outcome: str | None,
+    since: datetime | None,
+    cursor: str | None,
+    limit: int,
+) -> Page[Run]:
+    limit = _limit(limit)
+    async with deps.db.connect() as conn:
+        rows = await run_store.list_runs(
+            conn,
+            tenant_id,
+            rule_id=rule_id,
+            outcome=outcome,
+            since=since,
+            before_id=decode_int_cursor(cursor),
+            limit=limit + 1,
+        )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return Page([run_from_row(r) for r in rows], encode_cursor(rows[-1]["id"]) if more else None)

@@ -1,0 +1,32 @@
+"""Rules' schedules through the recurrence package (it caches parses: calling per run is cheap)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from engine.recurrence import DstGap, DstRepeat, Schedule, ScheduleLimits, parse_schedule
+
+
+def compile_schedule(
+    text: str,
+    timezone: str,
+    anchor: datetime,
+    dst_gap: str,
+    dst_repeat: str,
+    limits: ScheduleLimits,
+) -> Schedule:
+    """The parsed schedule (InvalidSchedule when `text` is not one under `limits`)."""
+    return parse_schedule(
+        text,
+        timezone,
+        anchor=anchor,
+        dst_gap=DstGap(dst_gap),
+        dst_repeat=DstRepeat(dst_repeat),
+        limits=limits,
+    )
+
+
+def evaluation_limits(horizon_years: int) -> ScheduleLimits:
+    """Limits for evaluating a schedule validated when it was saved: only the UNTIL cap matters
+    then (a tenant whose quota was lowered keeps the rules it already has)."""
+    return ScheduleLimits(horizon_years=horizon_years, min_interval_s=1, allow_secondly=True)

@@ -1,0 +1,184 @@
+"""`EngineService`: the one facade the API and the command line use.
+
+Every write validates, commits in one transaction and wakes the tenant's loop in this process;
+every read is scoped by tenant. `start()` runs this node's loops (dispatcher, tenant loops,
+sweeper, delivery, retention, tenant leases); `stop()` ends them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine import action_writes, insights, reads, rule_writes
+from engine.clock import Clock, SystemClock
+from engine.config import EngineConfig
+from engine.deps import Deps
+from engine.node import Node
+from engine.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
+from sandbox import Sandbox
+
+
+class EngineService:
+    """Rules, actions and runs of every tenant, and the loops that run them on this node."""
+
+    def __init__(
+        self,
+        db: AsyncEngine,
+        sandbox: Sandbox,
+        config: EngineConfig,
+        clock: Clock | None = None,
+    ) -> None:
+        self._deps = Deps(db, sandbox, config, clock or SystemClock(), self._wake)
+        self._node: Node | None = None
+
+    @property
+    def node(self) -> Node | None:
+        """This process's running loops (None until `start`)."""
+        return self._node
+
+    def _wake(self, tenant_id: str) -> None:
+        if self._node is not None:
+            self._node.wake(tenant_id)
+
+    async def start(self) -> None:
+        if self._node is None:
+            self._node = Node(self._deps)
+            await self._node.start()
+
+    async def stop(self) -> None:
+        if self._node is not None:
+            node, self._node = self._node, None
+            await node.stop()
+
+    # writes
+
+    async def create_rule(self, tenant_id: str, spec: RuleSpec) -> Rule:
+        rule_id = await rule_writes.create(self._deps, tenant_id, spec)
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def update_rule(
+        self,
+        tenant_id: str,
+        rule_id: str,
+        changes: Mapping[str, Any],
+        expected_version: int | None = None,
+    ) -> Rule:
+        await rule_writes.change(self._deps, tenant_id, rule_id, dict(changes), expected_version)
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def delete_rule(self, tenant_id: str, rule_id: str) -> None:
+        await rule_writes.delete(self._deps, tenant_id, rule_id)
+
+    async def pause_rule(self, tenant_id: str, rule_id: str) -> Rule:
+        changes = {"enabled": False}
+        await rule_writes.change(self._deps, tenant_id, rule_id, changes, None, SkipReason.PAUSED)
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def resume_rule(self, tenant_id: str, rule_id: str) -> Rule:
+        return await self.update_rule(tenant_id, rule_id, {"enabled": True})
+
+    async def trigger_rule(self, tenant_id: str, rule_id: str) -> Action:
+        action_id = await action_writes.trigger(self._deps, tenant_id, rule_id)
+        return await self.get_action(tenant_id, action_id)
+
+    async def backfill_rule(
+        self, tenant_id: str, rule_id: str, start: datetime, end: datetime
+    ) -> list[Action]:
+        ids = await action_writes.backfill(self._deps, tenant_id, rule_id, start, end)
+        return [await self.get_action(tenant_id, action_id) for action_id in ids]
+
+    async def submit_action(
+        self,
+        tenant_id: str,
+        *,
+        run_at: datetime,
+        key: str | None = None,
+        rule_id: str | None = None,
+        code: str | None = None,
+        runtime: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> Action:
+        action_id = await action_writes.submit(
+            self._deps,
+            tenant_id,
+            run_at=run_at,
+            key=key,
+            rule_id=rule_id,
+            code=code,
+            runtime=runtime,
+            params=params,
+        )
+        return await self.get_action(tenant_id, action_id)
+
+    async def cancel_action(self, tenant_id: str, action_id: int) -> Action:
+        await action_writes.cancel(self._deps, tenant_id, action_id)
+        return await self.get_action(tenant_id, action_id)
+
+    async def retry_action(self, tenant_id: str, action_id: int) -> Action:
+        new_id = await action_writes.retry(self._deps, tenant_id, action_id)
+        return await self.get_action(tenant_id, new_id)
+
+    async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
+        await rule_writes.validate(self._deps, tenant_id, spec, self._deps.clock.now())
+
+    # reads
+
+    async def get_rule(self, tenant_id: str, rule_id: str) -> Rule:
+        return await reads.get_rule(self._deps, tenant_id, rule_id)
+
+    async def list_rules(
+        self,
+        tenant_id: str,
+        *,
+        cursor: str | None = None,
+        limit: int = 50,
+        enabled: bool | None = None,
+        search: str | None = None,
+    ) -> Page[Rule]:
+        return await reads.list_rules(self._deps, tenant_id, cursor, limit, enabled, search)
+
+    async def get_action(self, tenant_id: str, action_id: int) -> Action:
+        return await reads.get_action(self._deps, tenant_id, action_id)
+
+    async def list_actions(
+        self,
+        tenant_id: str,
+        *,
+        status: str | None = None,
+        rule_id: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> Page[Action]:
+        return await reads.list_actions(self._deps, tenant_id, status, rule_id, cursor, limit)
+
+    async def get_run(self, tenant_id: str, run_id: int) -> Run:
+        return await reads.get_run(self._deps, tenant_id, run_id)
+
+    async def list_runs(
+        self,
+        tenant_id: str,
+        *,
+        rule_id: str | None = None,
+        outcome: str | None = None,
+        since: datetime | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> Page[Run]:
+        return await reads.list_runs(self._deps, tenant_id, rule_id, outcome, since, cursor, limit)
+
+    async def timeline(
+        self, tenant_id: str, rule_id: str, start: datetime, end: datetime
+    ) -> list[TimelineEntry]:
+        return await insights.timeline(self._deps, tenant_id, rule_id, start, end)
+
+    async def rule_stats(self, tenant_id: str, rule_id: str) -> dict[str, Any]:
+        return await insights.rule_stats(self._deps, tenant_id, rule_id)
+
+    async def preview_change(
+        self, tenant_id: str, rule_id: str, changes: Mapping[str, Any], count: int = 10
+    ) -> dict[str, Any]:
+        return await insights.preview_change(self._deps, tenant_id, rule_id, changes, count)

@@ -1,0 +1,97 @@
+"""Statements on `actions` that the service makes: insert, read, list, cancel, upsert by key.
+
+The loop's statements (claim, complete, sweep) live in `store/queue.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from engine.store.tables import actions
+
+
+async def insert_action(conn: AsyncConnection, values: Mapping[str, Any]) -> int:
+    result = await conn.execute(actions.insert().values(**values).returning(actions.c.id))
+    return int(result.scalar_one())
+
+
+async def insert_actions(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    if rows:
+        await conn.execute(actions.insert(), [dict(r) for r in rows])
+
+
+async def get_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping | None:
+    query = select(actions).where(actions.c.tenant_id == tenant_id, actions.c.id == action_id)
+    return (await conn.execute(query)).mappings().first()
+
+
+async def find_by_key(conn: AsyncConnection, tenant_id: str, key: str) -> RowMapping | None:
+    query = select(actions).where(actions.c.tenant_id == tenant_id, actions.c.key == key)
+    return (await conn.execute(query)).mappings().first()
+
+
+async def list_actions(
+    conn: AsyncConnection,
+    tenant_id: str,
+    *,
+    status: str | None,
+    rule_id: str | None,
+    before_id: int | None,
+    limit: int,
+) -> list[RowMapping]:
+    """Newest first, ids below `before_id` (the cursor)."""
+    query = select(actions).where(actions.c.tenant_id == tenant_id)
+    if status is not None:
+        query = query.where(actions.c.status == status)
+    if rule_id is not None:
+        query = query.where(actions.c.rule_id == rule_id)
+    if before_id is not None:
+        query = query.where(actions.c.id < before_id)
+    return list((await conn.execute(query.order_by(actions.c.id.desc()).limit(limit))).mappings())
+
+
+async def update_pending(
+    conn: AsyncConnection, action_id: int, version: int, values: Mapping[str, Any]
+) -> bool:
+    """Change a pending action, only if nobody touched it since it was read at `version`."""
+    result = await conn.execute(
+        update(actions)
+        .where(
+            actions.c.id == action_id, actions.c.version == version, actions.c.status == "pending"
+        )
+        .values(**values, version=version + 1)
+    )
+    return result.rowcount == 1
+
+
+async def finish_pending_of_rule(
+    conn: AsyncConnection, rule_id: str, status: str, reason: str, now: datetime
+) -> int:
+    """Finish every pending action of a rule (its version changed, it was paused or deleted)."""
+    result = await conn.execute(
+        update(actions)
+        .where(actions.c.rule_id == rule_id, actions.c.status == "pending")
+        .values(status=status, reason=reason, finished_at=now, version=actions.c.version + 1)
+    )
+    return int(result.rowcount)
+
+
+async def rule_actions_between(
+    conn: AsyncConnection, rule_id: str, start: datetime, end: datetime
+) -> list[RowMapping]:
+    query = (
+        select(actions)
+        .where(
+            actions.c.rule_id == rule_id,
+            actions.c.scheduled_at >= start,
+            actions.c.scheduled_at < end,
+        )
+        .order_by(actions.c.scheduled_at, actions.c.id)
+    )
+    return list((await conn.execute(query)).mappings())

@@ -1,0 +1,180 @@
+"""The loop's statements: fetch due work, claim it, finish it, chain the next occurrence.
+
+Claims are set-based optimistic locks: `UPDATE … WHERE id IN (…) AND status='pending' AND
+due_at <= now RETURNING id, version` — a row another node claimed first is simply not returned.
+Completions hold only while the claim does: `(id, version)` must still be the claimed pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, select, tuple_, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from engine.occurrences import next_occurrence, occurrence_row, rule_schedule
+from engine.store.tables import actions, rules
+
+#: Rule columns the loop needs next to each due action, read as `rule_<name>`.
+RULE_COLUMNS = (
+    "name", "schedule", "timezone", "dst_gap", "dst_repeat", "runtime", "code", "params",
+    "enabled", "version", "misfire_policy", "misfire_grace_s", "overlap_policy", "backoff_s",
+    "backoff_max_s", "timeout_ms", "memory_mb", "jitter_s", "start_at", "end_at", "created_at",
+    "deleted_at",
+)  # fmt: skip
+
+
+def _due_query(tenant_id: str, exclude_rule_ids: Iterable[str]) -> Any:
+    query = select(actions, *(rules.c[name].label(f"rule_{name}") for name in RULE_COLUMNS))
+    query = query.select_from(actions.outerjoin(rules, rules.c.id == actions.c.rule_id))
+    query = query.where(actions.c.tenant_id == tenant_id, actions.c.status == "pending")
+    excluded = list(exclude_rule_ids)
+    if excluded:
+        query = query.where(actions.c.rule_id.is_(None) | actions.c.rule_id.not_in(excluded))
+    return query
+
+
+async def fetch_due(
+    conn: AsyncConnection,
+    tenant_id: str,
+    now: datetime,
+    limit: int,
+    exclude_rule_ids: Iterable[str],
+) -> list[RowMapping]:
+    """Due pending actions of one tenant with their rule, highest priority first, then oldest."""
+    query = _due_query(tenant_id, exclude_rule_ids).where(actions.c.due_at <= now)
+    query = query.order_by(actions.c.priority.desc(), actions.c.due_at, actions.c.id).limit(limit)
+    return list((await conn.execute(query)).mappings())
+
+
+async def next_due_at(
+    conn: AsyncConnection, tenant_id: str, exclude_rule_ids: Iterable[str]
+) -> datetime | None:
+    query = _due_query(tenant_id, exclude_rule_ids).with_only_columns(actions.c.due_at)
+    query = query.order_by(actions.c.due_at).limit(1)
+    return (await conn.execute(query)).scalar()
+
+
+async def claim(
+    conn: AsyncConnection, ids: Sequence[int], node: str, now: datetime, lease_until: datetime
+) -> dict[int, int]:
+    """Claim the still-pending, due actions among `ids`: {id: claimed version} of those won."""
+    if not ids:
+        return {}
+    statement = (
+        update(actions)
+        .where(actions.c.id.in_(ids), actions.c.status == "pending", actions.c.due_at <= now)
+        .values(
+            status="running",
+            version=actions.c.version + 1,
+            attempt=actions.c.attempt + 1,
+            claimed_by=node,
+            lease_until=lease_until,
+        )
+        .returning(actions.c.id, actions.c.version)
+    )
+    return {row.id: row.version for row in await conn.execute(statement)}
+
+
+async def finish_pending(
+    conn: AsyncConnection, ids: Sequence[int], status: str, reason: str | None, now: datetime
+) -> set[int]:
+    """Finish still-pending actions without running them (skipped, expired): ids finished."""
+    if not ids:
+        return set()
+    statement = (
+        update(actions)
+        .where(actions.c.id.in_(ids), actions.c.status == "pending")
+        .values(status=status, reason=reason, finished_at=now, version=actions.c.version + 1)
+        .returning(actions.c.id)
+    )
+    return {row.id for row in await conn.execute(statement)}
+
+
+async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
+    """Of the (id, version) claims, those still held; their version moves on (the claim ends)."""
+    if not claims:
+        return set()
+    statement = (
+        update(actions)
+        .where(
+            tuple_(actions.c.id, actions.c.version).in_(list(claims.items())),
+            actions.c.status == "running",
+        )
+        .values(version=actions.c.version + 1)
+        .returning(actions.c.id)
+    )
+    return {row.id for row in await conn.execute(statement)}
+
+
+async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Write each held action's final state: {b_id, status, reason, due_at, finished_at}."""
+    if not rows:
+        return
+    statement = (
+        update(actions)
+        .where(actions.c.id == bindparam("b_id"))
+        .values(
+            status=bindparam("b_status"),
+            reason=bindparam("b_reason"),
+            due_at=bindparam("b_due_at"),
+            finished_at=bindparam("b_finished_at"),
+            claimed_by=None,
+            lease_until=None,
+        )
+    )
+    await conn.execute(statement, [dict(r) for r in rows])
+
+
+async def chain_rules(
+    conn: AsyncConnection, rows: Iterable[Mapping[str, Any]]
+) -> dict[str, RowMapping]:
+    """The live rules whose version is the one each chained action was planned for."""
+    wanted = {(r["rule_id"], r["rule_version"]) for r in rows if is_chain(r)}
+    if not wanted:
+        return {}
+    query = select(rules).where(
+        rules.c.id.in_({rule_id for rule_id, _ in wanted}),
+        rules.c.deleted_at.is_(None),
+        rules.c.enabled.is_(True),
+    )
+    found = (await conn.execute(query)).mappings()
+    return {r["id"]: r for r in found if (r["id"], r["version"]) in wanted}
+
+
+def is_chain(action: Mapping[str, Any]) -> bool:
+    """A rule's own occurrence (not a trigger, backfill or one-off), which plans the next."""
+    return action["rule_id"] is not None and action["key"] is None
+
+
+async def advance_chain(
+    conn: AsyncConnection,
+    finished: Sequence[Mapping[str, Any]],
+    now: datetime,
+    horizon_years: int,
+    *,
+    after: Mapping[int, tuple[datetime, bool]] | None = None,
+) -> list[dict[str, Any]]:
+    """Insert the next occurrence of each finished chained action's rule (unless it changed).
+
+    The next occurrence is computed from the action's scheduled time, not from now, unless
+    `after` gives another starting instant (and whether it is inclusive) for that action id.
+    """
+    live = await chain_rules(conn, finished)
+    rows = []
+    for action in finished:
+        rule = live.get(action["rule_id"])
+        if rule is None or not is_chain(action):
+            continue
+        start, inclusive = (after or {}).get(action["id"], (action["scheduled_at"], False))
+        found = next_occurrence(
+            rule_schedule(rule, horizon_years), rule, start, inclusive=inclusive
+        )
+        if found is not None:
+            rows.append(occurrence_row(rule, found, now))
+    if rows:
+        await conn.execute(actions.insert(), rows)
+    return rows

@@ -1,0 +1,89 @@
+"""Statements on `rules`: every read is scoped by tenant, and deleted rules are invisible."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select, update
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from engine.store.tables import actions, rules, runs
+
+
+def _visible(tenant_id: str) -> Any:
+    return (rules.c.tenant_id == tenant_id) & rules.c.deleted_at.is_(None)
+
+
+async def insert_rule(conn: AsyncConnection, values: Mapping[str, Any]) -> None:
+    await conn.execute(rules.insert().values(**values))
+
+
+async def get_rule(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping | None:
+    query = select(rules).where(_visible(tenant_id), rules.c.id == rule_id)
+    return (await conn.execute(query)).mappings().first()
+
+
+async def count_rules(conn: AsyncConnection, tenant_id: str) -> int:
+    query = select(func.count()).select_from(rules).where(_visible(tenant_id))
+    return int((await conn.execute(query)).scalar_one())
+
+
+async def list_rules(
+    conn: AsyncConnection,
+    tenant_id: str,
+    *,
+    after_id: str | None,
+    limit: int,
+    enabled: bool | None,
+    search: str | None,
+) -> list[RowMapping]:
+    """Rules in id order after `after_id`; `search` matches name or description."""
+    query = select(rules).where(_visible(tenant_id))
+    if after_id is not None:
+        query = query.where(rules.c.id > after_id)
+    if enabled is not None:
+        query = query.where(rules.c.enabled.is_(enabled))
+    if search:
+        pattern = f"%{search.lower()}%"
+        query = query.where(
+            func.lower(rules.c.name).like(pattern) | func.lower(rules.c.description).like(pattern)
+        )
+    return list((await conn.execute(query.order_by(rules.c.id).limit(limit))).mappings())
+
+
+async def update_rule(
+    conn: AsyncConnection, tenant_id: str, rule_id: str, version: int, values: Mapping[str, Any]
+) -> bool:
+    """Write `values` and bump the version, only if the rule is still at `version`."""
+    result = await conn.execute(
+        update(rules)
+        .where(_visible(tenant_id), rules.c.id == rule_id, rules.c.version == version)
+        .values(**values, version=version + 1)
+    )
+    return result.rowcount == 1
+
+
+async def next_run_at(conn: AsyncConnection, rule_ids: Sequence[str]) -> dict[str, datetime]:
+    """The due time of each rule's earliest pending action."""
+    if not rule_ids:
+        return {}
+    query = (
+        select(actions.c.rule_id, func.min(actions.c.due_at))
+        .where(actions.c.rule_id.in_(rule_ids), actions.c.status == "pending")
+        .group_by(actions.c.rule_id)
+    )
+    return {rule_id: due_at for rule_id, due_at in await conn.execute(query)}
+
+
+async def last_outcomes(conn: AsyncConnection, rule_ids: Sequence[str]) -> dict[str, str]:
+    """The outcome of each rule's latest run."""
+    if not rule_ids:
+        return {}
+    latest = (
+        select(func.max(runs.c.id)).where(runs.c.rule_id.in_(rule_ids)).group_by(runs.c.rule_id)
+    )
+    query = select(runs.c.rule_id, runs.c.outcome).where(runs.c.id.in_(latest))
+    return {rule_id: outcome for rule_id, outcome in await conn.execute(query)}

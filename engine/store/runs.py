@@ -1,0 +1,49 @@
+"""Statements on `runs`: one row per attempt, read back scoped by tenant."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from engine.store.tables import runs
+
+
+async def insert_runs(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    if rows:
+        await conn.execute(runs.insert(), [dict(r) for r in rows])
+
+
+async def get_run(conn: AsyncConnection, tenant_id: str, run_id: int) -> RowMapping | None:
+    query = select(runs).where(runs.c.tenant_id == tenant_id, runs.c.id == run_id)
+    return (await conn.execute(query)).mappings().first()
+
+
+async def list_runs(
+    conn: AsyncConnection,
+    tenant_id: str,
+    *,
+    rule_id: str | None = None,
+    action_ids: Sequence[int] | None = None,
+    outcome: str | None = None,
+    since: datetime | None = None,
+    before_id: int | None = None,
+    limit: int = 50,
+) -> list[RowMapping]:
+    """Newest first, ids below `before_id` (the cursor)."""
+    query = select(runs).where(runs.c.tenant_id == tenant_id)
+    if rule_id is not None:
+        query = query.where(runs.c.rule_id == rule_id)
+    if action_ids is not None:
+        query = query.where(runs.c.action_id.in_(action_ids))
+    if outcome is not None:
+        query = query.where(runs.c.outcome == outcome)
+    if since is not None:
+        query = query.where(runs.c.started_at >= since)
+    if before_id is not None:
+        query = query.where(runs.c.id < before_id)
+    return list((await conn.execute(query.order_by(runs.c.id.desc()).limit(limit))).mappings())

@@ -1,0 +1,53 @@
+"""A tenant's quotas as one record: what the engine checks rules and runs against."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from tenants.errors import NotFound
+from tenants.tables import tenants
+
+
+@dataclass(frozen=True)
+class Quotas:
+    """Caps on what one tenant's rules may ask for and use (the `tenants` columns)."""
+
+    max_rules: int
+    max_concurrency: int
+    max_timeout_ms: int
+    max_memory_mb: int
+    min_interval_s: int
+    allow_secondly: bool
+    max_runs_per_day: int
+    max_cpu_s_per_day: int
+
+
+@dataclass(frozen=True)
+class TenantProfile:
+    """What the engine needs of a tenant: whether it runs, its quotas, its webhook."""
+
+    tenant_id: str
+    is_active: bool
+    quotas: Quotas
+    webhook_url: str | None
+    webhook_secret: str
+
+
+_QUOTA_NAMES = tuple(Quotas.__dataclass_fields__)
+
+
+async def load_profile(conn: AsyncConnection, tenant_id: str) -> TenantProfile:
+    """The tenant's profile; NotFound when there is no such tenant."""
+    row = (await conn.execute(select(tenants).where(tenants.c.id == tenant_id))).mappings().first()
+    if row is None:
+        raise NotFound(f"no tenant {tenant_id!r}")
+    return TenantProfile(
+        tenant_id=tenant_id,
+        is_active=row["status"] == "active",
+        quotas=Quotas(**{name: row[name] for name in _QUOTA_NAMES}),
+        webhook_url=row["webhook_url"],
+        webhook_secret=row["webhook_secret"],
+    )

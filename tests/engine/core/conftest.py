@@ -1,0 +1,58 @@
+"""Fixtures of the engine tests: a started sandbox, a tenant, a service on the test database."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+# `tests/engine` would shadow the real `engine` package (pythonpath = ["tests"]): root first.
+if str(Path(__file__).resolve().parents[3]) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine.clock import ManualClock
+from engine.config import EngineConfig
+from engine.service import EngineService
+from sandbox import RuntimeName, Sandbox, SandboxConfig
+from tenants.registry import create_tenant
+
+START = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def sandbox() -> AsyncIterator[Sandbox]:
+    async with Sandbox(SandboxConfig(max_workers=2, runtimes=(RuntimeName.PYTHON,))) as sb:
+        yield sb
+
+
+@pytest.fixture
+async def tenant_id(db: AsyncEngine) -> str:
+    async with db.begin() as conn:
+        tenant, _ = await create_tenant(conn, "acme")
+    return tenant.id
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock(START)
+
+
+@pytest.fixture
+def engine_config() -> EngineConfig:
+    return EngineConfig(node_name="test-node", max_concurrency=2, wake_cap_s=0.2)
+
+
+@pytest.fixture
+async def service(
+    db: AsyncEngine, sandbox: Sandbox, engine_config: EngineConfig, clock: ManualClock
+) -> AsyncIterator[EngineService]:
+    svc = EngineService(db, sandbox, engine_config, clock)
+    try:
+        yield svc
+    finally:
+        await svc.stop()
