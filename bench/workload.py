@@ -7,24 +7,19 @@ both face exactly the same load.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 #: A trivial script per runtime: the smallest thing that is a valid, successful run.
 TRIVIAL_PYTHON = "def main(ctx):\n    return None\n"
-_WASM_EXAMPLES = Path(__file__).resolve().parent.parent / "sandbox" / "examples"
+TRIVIAL_WAT = '(module (memory (export "memory") 1) (func (export "main")))\n'
 #: Seconds between loading a workload and its first due instant, per 1 000 actions loaded.
 LOAD_S_PER_1000 = 0.3
 #: Fixed part of the lead: a worker notices actions another process wrote within ~1 s.
 BASE_LEAD_S = 3.0
 
 
-def trivial_code(runtime: str) -> str | None:
-    """The trivial script for `runtime`, or None when this checkout has none (wasm example)."""
-    if runtime in ("python", "micropython"):
-        return TRIVIAL_PYTHON
-    for path in sorted(_WASM_EXAMPLES.glob("*noop*.wat")) + sorted(_WASM_EXAMPLES.glob("*.wat")):
-        return path.read_text()
-    return None
+def trivial_code(runtime: str) -> str:
+    """The trivial script for `runtime`: python and micropython share one, wasm is WAT text."""
+    return TRIVIAL_WAT if runtime == "wasm" else TRIVIAL_PYTHON
 
 
 @dataclass(frozen=True)
