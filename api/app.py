@@ -11,7 +11,21 @@ from api import problems
 from api.bodysize import BodySizeLimit
 from api.openapi import install_openapi
 from api.ratelimit import RateLimiter
-from api.routes import admin, data, keys, operations, preview, tenant, webhooks
+from api.routes import (
+    actions,
+    admin,
+    data,
+    events,
+    keys,
+    operations,
+    preview,
+    rule_insight,
+    rule_runs,
+    rules,
+    runs,
+    tenant,
+    webhooks,
+)
 from api.schemas.problems import problem_docs
 from api.settings import Settings
 from api.static import mount_ui
@@ -20,7 +34,7 @@ if TYPE_CHECKING:
     from engine.service import EngineService
 
 #: Errors any tenant-scoped route may answer (each route's input errors come on top).
-TENANT_ERRORS = problem_docs(401, 403, 404, 413, 422, 429)
+TENANT_ERRORS = problem_docs(401, 403, 404, 409, 412, 413, 422, 429, 503)
 OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422)
 
 
@@ -35,7 +49,8 @@ def create_app(
     app.state.rate_limiter = RateLimiter()
     problems.install(app)
     app.include_router(operations.router)
-    for module in (preview, tenant, keys, data, webhooks):
+    tenant_scoped = (preview, rules, rule_runs, rule_insight, actions, runs, events, data)
+    for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)

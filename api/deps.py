@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -54,7 +54,7 @@ def _engine(request: Request) -> EngineService:
 
 DbDep = Annotated[AsyncEngine, Depends(_db)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
-EngineDep = Annotated["EngineService", Depends(_engine)]
+EngineDep = Annotated[Any, Depends(_engine)]
 
 
 @dataclass(frozen=True)

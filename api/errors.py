@@ -46,3 +46,7 @@ class BadCursor(ApiError):
 
 class EngineUnavailable(ApiError):
     """The scheduling engine is not running in this process."""
+
+
+class BadParameter(ApiError):
+    """A parameter is not acceptable; `field` says which."""

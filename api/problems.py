@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException
 from api.errors import (
     ApiError,
     BadCursor,
+    BadParameter,
     EngineUnavailable,
     Forbidden,
     PayloadTooLarge,
@@ -73,6 +74,7 @@ PROBLEMS: dict[type[BaseException], Kind] = {
     RateLimited: Kind(429, "rate-limited", "Too many requests"),
     PayloadTooLarge: Kind(413, "payload-too-large", "Request body too large"),
     BadCursor: Kind(422, "invalid-cursor", "Invalid cursor"),
+    BadParameter: INVALID,
     EngineUnavailable: Kind(503, "unavailable", "Service unavailable"),
     NotFound: NOT_FOUND,
     RuleNotFound: NOT_FOUND,
@@ -148,9 +150,7 @@ def _detail(exc: BaseException) -> str:
 async def handle(request: Request, exc: Exception) -> JSONResponse:
     """Answer any exception as a problem; unmapped ones are bugs and are logged as such."""
     if isinstance(exc, HTTPException) and kind_of(exc) is None:
-        slug = _HTTP_SLUGS.get(exc.status_code, "http-error")
-        kind = Kind(exc.status_code, slug, str(exc.detail))
-        return problem_response(kind, str(exc.detail), request)
+        return _http_problem(request, exc)
     kind = kind_of(exc)
     if kind is None:
         log.error("unmapped exception on %s %s", request.method, request.url.path, exc_info=exc)
@@ -160,6 +160,19 @@ async def handle(request: Request, exc: Exception) -> JSONResponse:
         response.headers["Retry-After"] = str(exc.retry_after_s)
     if isinstance(exc, Unauthorized):
         response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def _http_problem(request: Request, exc: HTTPException) -> JSONResponse:
+    """Starlette's own errors; a body FastAPI could not decode is invalid JSON like any other."""
+    if exc.status_code == 400 and exc.__cause__ is not None:
+        entry = {"field": "body", "message": "invalid JSON: not UTF-8 text", "in": "body"}
+        detail = "body: the request body is not UTF-8 JSON"
+        return problem_response(PROBLEMS[RequestValidationError], detail, request, errors=[entry])
+    slug = _HTTP_SLUGS.get(exc.status_code, "http-error")
+    kind = Kind(exc.status_code, slug, str(exc.detail))
+    response = problem_response(kind, str(exc.detail), request)
+    response.headers.update(exc.headers or {})
     return response
 
 

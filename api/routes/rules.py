@@ -1,0 +1,115 @@
+"""`/v1/rules`: create, list, read, edit (with If-Match on the version), delete, validate.
+
+A rule's `ETag` is its version. PATCH and DELETE with `If-Match` succeed only while the rule
+is still at that version; otherwise 412 and nothing changes, so two editors never silently
+overwrite each other. Without `If-Match` the change applies to whatever version is current.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Header, Path, Query, Response
+
+from api.deps import EditorDep, EngineDep, ViewerDep
+from api.pagination import Page, PageDep
+from api.schemas.rules import RuleCreate, RulePublic, RuleUpdate
+from engine.errors import StaleVersion
+from engine.records import Rule, RuleSpec
+
+router = APIRouter(prefix="/v1/rules", tags=["rules"])
+
+RuleId = Annotated[str, Path(max_length=40, description="The rule's id (`r_…`).")]
+IfMatch = Annotated[
+    str | None,
+    Header(max_length=100, description='The version you read, as its ETag (`"3"`).'),
+]
+
+
+def etag(rule: Rule) -> str:
+    return f'"{rule.version}"'
+
+
+def expected_version(if_match: str | None) -> int | None:
+    """The version an If-Match names (None for none or `*`); a value naming none is stale."""
+    if if_match is None or if_match.strip() == "*":
+        return None
+    tag = if_match.strip().removeprefix("W/").strip('"')
+    if not tag.isdigit() or len(tag) > 9:
+        raise StaleVersion(0, f"If-Match {if_match!r} names no version of this rule: send its ETag")
+    return int(tag)
+
+
+def _tagged(response: Response, rule: Rule) -> Rule:
+    response.headers["ETag"] = etag(rule)
+    return rule
+
+
+@router.get("", response_model=Page[RulePublic])
+async def list_rules(
+    caller: ViewerDep,
+    engine: EngineDep,
+    page: PageDep,
+    enabled: Annotated[bool | None, Query(description="Only enabled or paused rules.")] = None,
+    search: Annotated[str | None, Query(max_length=200, description="Text in the name.")] = None,
+) -> Any:
+    """Your rules, each with its next run time and schedule in English."""
+    return await engine.list_rules(
+        caller.tenant_id, cursor=page.cursor, limit=page.limit, enabled=enabled, search=search
+    )
+
+
+@router.post("", response_model=RulePublic, status_code=201)
+async def create_rule(
+    body: RuleCreate, caller: EditorDep, engine: EngineDep, response: Response
+) -> Any:
+    """Save a rule; its first occurrence is planned at once."""
+    rule = await engine.create_rule(caller.tenant_id, RuleSpec(**body.model_dump()))
+    response.headers["Location"] = f"/v1/rules/{rule.id}"
+    return _tagged(response, rule)
+
+
+@router.post("/validate")
+async def validate_rule(body: RuleCreate, caller: EditorDep, engine: EngineDep) -> dict[str, bool]:
+    """Check schedule, script and quotas as a save would, without saving anything."""
+    await engine.validate_rule(caller.tenant_id, RuleSpec(**body.model_dump()))
+    return {"valid": True}
+
+
+@router.get("/{rule_id}", response_model=RulePublic)
+async def get_rule(
+    rule_id: RuleId, caller: ViewerDep, engine: EngineDep, response: Response
+) -> Any:
+    """One rule; its `ETag` header is its version."""
+    return _tagged(response, await engine.get_rule(caller.tenant_id, rule_id))
+
+
+@router.patch("/{rule_id}", response_model=RulePublic)
+async def update_rule(
+    rule_id: RuleId,
+    body: RuleUpdate,  # type: ignore[valid-type]
+    caller: EditorDep,
+    engine: EngineDep,
+    response: Response,
+    if_match: IfMatch = None,
+) -> Any:
+    """Change the fields given; pending actions of the old version are cancelled, never run."""
+    changes = body.model_dump(exclude_unset=True)
+    rule = await engine.update_rule(
+        caller.tenant_id, rule_id, changes, expected_version=expected_version(if_match)
+    )
+    return _tagged(response, rule)
+
+
+@router.delete("/{rule_id}", status_code=204)
+async def delete_rule(
+    rule_id: RuleId, caller: EditorDep, engine: EngineDep, if_match: IfMatch = None
+) -> Response:
+    """Delete a rule; its pending actions are cancelled, its past runs stay readable."""
+    expected = expected_version(if_match)
+    if expected is not None:
+        current = await engine.get_rule(caller.tenant_id, rule_id)
+        if current.version != expected:
+            raise StaleVersion(current.version)
+    await engine.delete_rule(caller.tenant_id, rule_id)
+    return Response(status_code=204)

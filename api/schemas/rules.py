@@ -1,0 +1,103 @@
+"""Rules: `RuleCreate` in, `RuleUpdate` (every field optional) for PATCH, `RulePublic` out.
+
+Types and bounds are checked here so the OpenAPI document states them; the engine checks the
+rest (schedule grammar, the script, quotas) and answers with the field and position.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import Field, create_model
+
+from api.schemas.common import Input, Instant, TimeZone
+from api.schemas.preview import Schedule
+from engine.records import MisfirePolicy, OverlapPolicy
+from engine.recurrence import DstGap, DstRepeat
+from sandbox import RuntimeName
+
+MAX_CODE_CHARS = 262_144
+
+Code = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_CODE_CHARS,
+        description="The script: Python source, MicroPython source, or a WebAssembly module.",
+        examples=["emit({'type': 'email', 'to': params['to']})"],
+    ),
+]
+
+
+class RuleCreate(Input):
+    name: str = Field(min_length=1, max_length=200, examples=["weekday reminder"])
+    schedule: Schedule
+    code: Code
+    runtime: RuntimeName = RuntimeName.PYTHON
+    timezone: TimeZone = "UTC"
+    description: str = Field("", max_length=2000)
+    params: dict[str, Any] = Field(default_factory=dict, description="Passed to the script.")
+    enabled: bool = True
+    dst_gap: DstGap = DstGap.SHIFT
+    dst_repeat: DstRepeat = DstRepeat.FIRST
+    misfire_policy: MisfirePolicy = MisfirePolicy.RUN_LATEST
+    misfire_grace_s: int | None = Field(None, ge=0, le=366 * 86_400)
+    overlap_policy: OverlapPolicy = OverlapPolicy.SKIP
+    max_attempts: int = Field(3, ge=1, le=100)
+    backoff_s: float = Field(10, ge=0, le=86_400)
+    backoff_max_s: float = Field(600, ge=0, le=7 * 86_400)
+    timeout_ms: int = Field(5000, ge=1, le=3_600_000)
+    memory_mb: int = Field(128, ge=1, le=65_536)
+    priority: int = Field(0, ge=-1000, le=1000)
+    jitter_s: int = Field(0, ge=0, le=86_400)
+    start_at: Instant | None = None
+    end_at: Instant | None = None
+
+    model_config = {
+        "json_schema_extra": {
+            "examples": [
+                {
+                    "name": "weekday reminder",
+                    "schedule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9",
+                    "timezone": "Europe/Berlin",
+                    "code": "emit({'type': 'reminder', 'text': 'stand-up'})",
+                }
+            ]
+        }
+    }
+
+
+def _optional_copy() -> dict[str, Any]:
+    """RuleCreate's fields, none required: a PATCH changes only what it names.
+
+    The annotations stay as they are, so `null` is refused for fields that cannot be empty.
+    """
+    out: dict[str, Any] = {}
+    for name, info in RuleCreate.model_fields.items():
+        copy = info._copy()
+        copy.default, copy.default_factory = None, None
+        out[name] = (info.annotation, copy)
+    return out
+
+
+RuleUpdate = create_model("RuleUpdate", __base__=Input, **_optional_copy())
+
+
+class RulePublic(RuleCreate):
+    """A stored rule, with the engine's view: version, next run and its schedule in English."""
+
+    model_config = {"extra": "ignore", "from_attributes": True}
+
+    id: str
+    version: int = Field(description="Bumped on every change; send it back in If-Match.")
+    created_at: datetime
+    updated_at: datetime
+    next_run_at: datetime | None = Field(description="Null when paused or finished.")
+    schedule_text: str = Field(description="The schedule in plain English.")
+    last_outcome: str | None
+
+
+class Window(Input):
+    start: Instant
+    end: Instant

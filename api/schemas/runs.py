@@ -1,0 +1,53 @@
+"""Runs: one attempt at an action; the list shows summaries, one run its output and error."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import Field
+
+from api.schemas.common import Public
+
+
+class RunOutcome(StrEnum):
+    """How a run ended; the values are `runs.outcome`."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    MEMORY = "memory"
+    OUTPUT_LIMIT = "output_limit"
+    KILLED = "killed"
+    CRASHED = "crashed"
+    REJECTED = "rejected"
+
+
+class RunSummary(Public):
+    id: int
+    action_id: int
+    rule_id: str | None
+    attempt: int
+    node: str
+    runtime: str
+    planned_at: datetime
+    started_at: datetime
+    finished_at: datetime
+    outcome: str
+    duration_ms: float
+    lateness_ms: float = Field(description="How late the run started after its planned time.")
+    committed: bool = Field(description="False when its claim was lost: effects discarded.")
+
+
+class RunPublic(RunSummary):
+    pid: int | None
+    result: Any
+    error: str | None
+    error_line: int | None
+    stdout: str
+    stderr: str
+    output_truncated: bool = Field(description="True when stdout/stderr/result were capped.")
+    cpu_ms: float | None
+    peak_memory_bytes: int | None
+    fuel: int | None

@@ -1,0 +1,177 @@
+"""Malformed requests: each gets a 4xx problem saying where, never a 500, and changes nothing."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+
+def _kv_keys(client: httpx.Client) -> list[str]:
+    return [item["key"] for item in client.get("/v1/kv").json()["items"]]
+
+
+def test_bad_json_names_the_position(new_tenant, problem) -> None:
+    t = new_tenant()
+    raw = b'{"value": [1, 2,'
+    answer = t.editor.put("/v1/kv/x", content=raw, headers={"content-type": "application/json"})
+    body = problem(answer, 422, "validation")
+    assert body["errors"][0]["field"] == "body"
+    assert body["errors"][0]["position"] == len(raw)
+    assert _kv_keys(t.viewer) == []
+
+
+def test_body_that_is_not_utf8_is_invalid_json(new_tenant, problem) -> None:
+    t = new_tenant()
+    answer = t.editor.put(
+        "/v1/kv/x", content=b"\xff\xfe{", headers={"content-type": "application/json"}
+    )
+    assert problem(answer, 422, "validation")["errors"][0]["field"] == "body"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        pytest.param({"schedule": 5}, "schedule", id="number-for-string"),
+        pytest.param({"schedule": "FREQ=DAILY", "count": "ten"}, "count", id="string-for-int"),
+        pytest.param({"schedule": "FREQ=DAILY", "count": 0}, "count", id="below-minimum"),
+        pytest.param(
+            {"schedule": "FREQ=DAILY", "after": "2026-01-01T09:00"},
+            "after",
+            id="instant-without-offset",
+        ),
+        pytest.param({"schedule": "FREQ=DAILY", "colour": "red"}, "colour", id="unknown-field"),
+        pytest.param({}, "schedule", id="missing-field"),
+        pytest.param(
+            {"schedule": "FREQ=DAILY", "timezone": "Mars/Olympus"},
+            "timezone",
+            id="unknown-timezone",
+        ),
+        pytest.param({"schedule": "FREQ=DAILY", "dst_gap": "sometimes"}, "dst_gap", id="bad-enum"),
+    ],
+)
+def test_wrong_types_and_fields_name_the_field(new_tenant, problem, body, field) -> None:
+    t = new_tenant()
+    answer = problem(t.viewer.post("/v1/preview", json=body), 422, "validation")
+    assert field in [e["field"] for e in answer["errors"]], answer
+
+
+@pytest.mark.parametrize(
+    ("schedule", "position"),
+    [
+        pytest.param("FREQ=DAILY;BYHOUR=25", 11, id="byhour-out-of-range"),
+        pytest.param("FREQ=DAILY;COUNTX=3", 11, id="unknown-part"),
+    ],
+)
+def test_bad_rrule_names_schedule_and_position(new_tenant, problem, schedule, position) -> None:
+    t = new_tenant()
+    body = problem(t.viewer.post("/v1/preview", json={"schedule": schedule}), 422)
+    error = body["errors"][0]
+    assert error["field"] == "schedule" and error["position"] == position
+    assert error["message"] and body["type"] == "/problems/invalid-schedule"
+
+
+def test_rrule_that_never_occurs_is_refused(new_tenant, problem) -> None:
+    t = new_tenant()
+    never = "DTSTART:20260101T090000Z\nRRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"
+    body = problem(t.viewer.post("/v1/preview", json={"schedule": never}), 422)
+    assert body["errors"][0]["field"] == "schedule"
+
+
+def test_huge_body_is_413_and_changes_nothing(new_tenant, problem) -> None:
+    t = new_tenant()
+    huge = b'{"value": "' + b"x" * 2_000_000 + b'"}'
+    answer = t.editor.put("/v1/kv/big", content=huge, headers={"content-type": "application/json"})
+    problem(answer, 413, "payload-too-large")
+    assert _kv_keys(t.viewer) == []
+
+
+def test_huge_chunked_body_without_length_is_413(new_tenant, problem) -> None:
+    t = new_tenant()
+
+    def chunks():
+        yield b'{"value": "'
+        for _ in range(40):
+            yield b"x" * 65_536
+        yield b'"}'
+
+    answer = t.editor.put(
+        "/v1/kv/big", content=chunks(), headers={"content-type": "application/json"}
+    )
+    problem(answer, 413, "payload-too-large")
+    assert _kv_keys(t.viewer) == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/v1/kv", "/v1/keys", "/v1/events?after=", "/v1/admin/tenants"],
+    ids=["kv", "keys", "events", "admin-tenants"],
+)
+@pytest.mark.parametrize(
+    "cursor",
+    ["!!!", "bm90LWpzb24", "eyJhZnRlciI6W119", "k_doesnotexist"],
+    ids=["not-base64", "not-json", "wrong-type", "plain-text"],
+)
+def test_bad_cursor_is_422(new_tenant, operator, problem, path, cursor) -> None:
+    t = new_tenant()
+    client = operator if "admin" in path else t.admin
+    param = "after" if "events" in path else "cursor"
+    answer = client.get(path.split("?")[0], params={param: cursor})
+    assert problem(answer, 422, "invalid-cursor")["errors"][0]["field"] == "cursor"
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "100000", "ten"])
+def test_bad_limit_is_422(new_tenant, problem, limit) -> None:
+    t = new_tenant()
+    body = problem(t.viewer.get("/v1/kv", params={"limit": limit}), 422, "validation")
+    assert body["errors"][0]["field"] == "limit" and body["errors"][0]["in"] == "query"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        None,
+        "cdz_no_scheme",
+        "Basic dXNlcjpwYXNz",
+        "Bearer",
+        "Bearer cdz_wrong",
+        "Bearer " + "x" * 5000,
+        "Bearer cdz_\u00e9\u00e9",
+    ],
+    ids=["missing", "no-scheme", "basic", "scheme-only", "unknown", "huge", "non-ascii"],
+)
+def test_bad_authorization_is_401_problem(http, problem, header) -> None:
+    headers = {} if header is None else {"Authorization": header.encode("utf-8")}
+    answer = http.get("/v1/tenant", headers=headers)
+    problem(answer, 401, "unauthorized")
+    assert answer.headers["WWW-Authenticate"] == "Bearer"
+
+
+def test_wrong_operator_token_is_401(http, problem) -> None:
+    problem(http.get("/v1/admin/tenants"), 401, "unauthorized")
+    bad = {"Authorization": "Bearer not-the-token"}
+    problem(http.get("/v1/admin/tenants", headers=bad), 401, "unauthorized")
+
+
+def test_kv_key_that_is_not_printable_is_422(new_tenant, problem) -> None:
+    t = new_tenant()
+    problem(t.editor.put("/v1/kv/a%00b", json={"value": 1}), 422)
+    assert _kv_keys(t.viewer) == []
+
+
+def test_unknown_route_and_method_are_problems(http, problem) -> None:
+    problem(http.get("/v1/nothing-here"), 404, "not-found")
+    answer = http.request("TRACE", "/healthz")
+    problem(answer, 405, "method-not-allowed")
+    assert "GET" in answer.headers["Allow"]
+
+
+def test_operator_quota_out_of_range_is_422(operator, problem) -> None:
+    answer = operator.post(
+        "/v1/admin/tenants", json={"name": "bad-quota", "quotas": {"requests_per_minute": 0}}
+    )
+    body = problem(answer, 422, "validation")
+    assert body["errors"][0]["field"] == "quotas.requests_per_minute"
+    names = [
+        t["name"] for t in operator.get("/v1/admin/tenants", params={"limit": 200}).json()["items"]
+    ]
+    assert "bad-quota" not in names

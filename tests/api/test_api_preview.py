@@ -1,0 +1,172 @@
+"""RFC 5545 §3.8.5.3 examples through `POST /v1/preview` (the full table is in the schedule tests).
+
+Each row: the RFC's DTSTART/RRULE text and the first local wall times it lists. `after` is a
+minute before DTSTART, because preview lists occurrences strictly after it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+NY = "DTSTART;TZID=America/New_York:"
+
+RFC_EXAMPLES = [
+    pytest.param(
+        NY + "19970902T090000\nRRULE:FREQ=DAILY;COUNT=10",
+        ["1997-09-02T09:00", "1997-09-03T09:00", "1997-09-04T09:00"],
+        id="daily-for-10-occurrences",
+    ),
+    pytest.param(
+        NY + "19970902T090000\nRRULE:FREQ=DAILY;INTERVAL=10;COUNT=5",
+        [
+            "1997-09-02T09:00",
+            "1997-09-12T09:00",
+            "1997-09-22T09:00",
+            "1997-10-02T09:00",
+            "1997-10-12T09:00",
+        ],
+        id="every-10-days-5-occurrences",
+    ),
+    pytest.param(
+        NY + "19970902T090000\nRRULE:FREQ=WEEKLY;UNTIL=19971007T000000Z;WKST=SU;BYDAY=TU,TH",
+        [
+            "1997-09-02T09:00",
+            "1997-09-04T09:00",
+            "1997-09-09T09:00",
+            "1997-09-11T09:00",
+            "1997-09-16T09:00",
+            "1997-09-18T09:00",
+            "1997-09-23T09:00",
+            "1997-09-25T09:00",
+            "1997-09-30T09:00",
+            "1997-10-02T09:00",
+        ],
+        id="weekly-tue-thu-for-5-weeks",
+    ),
+    pytest.param(
+        NY + "19970905T090000\nRRULE:FREQ=MONTHLY;COUNT=10;BYDAY=1FR",
+        [
+            "1997-09-05T09:00",
+            "1997-10-03T09:00",
+            "1997-11-07T09:00",
+            "1997-12-05T09:00",
+            "1998-01-02T09:00",
+            "1998-02-06T09:00",
+        ],
+        id="monthly-first-friday",  # crosses the October DST change: still 09:00 local
+    ),
+    pytest.param(
+        NY + "19970902T090000\nEXDATE;TZID=America/New_York:19970902T090000\n"
+        "RRULE:FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13",
+        [
+            "1998-02-13T09:00",
+            "1998-03-13T09:00",
+            "1998-11-13T09:00",
+            "1999-08-13T09:00",
+            "2000-10-13T09:00",
+        ],
+        id="every-friday-the-13th-exdate",
+    ),
+    pytest.param(
+        NY + "19970929T090000\nRRULE:FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1",
+        [
+            "1997-09-30T09:00",
+            "1997-10-31T09:00",
+            "1997-11-28T09:00",
+            "1997-12-31T09:00",
+            "1998-01-30T09:00",
+            "1998-02-27T09:00",
+            "1998-03-31T09:00",
+        ],
+        id="last-work-day-of-month-bysetpos",
+    ),
+    pytest.param(
+        NY + "19961105T090000\nRRULE:FREQ=YEARLY;INTERVAL=4;BYMONTH=11;BYDAY=TU;"
+        "BYMONTHDAY=2,3,4,5,6,7,8",
+        ["1996-11-05T09:00", "2000-11-07T09:00", "2004-11-02T09:00"],
+        id="us-presidential-election-day",
+    ),
+    pytest.param(
+        NY + "19970805T090000\nRRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=MO",
+        ["1997-08-05T09:00", "1997-08-10T09:00", "1997-08-19T09:00", "1997-08-24T09:00"],
+        id="wkst-monday",
+    ),
+    pytest.param(
+        NY + "19970805T090000\nRRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=4;BYDAY=TU,SU;WKST=SU",
+        ["1997-08-05T09:00", "1997-08-17T09:00", "1997-08-19T09:00", "1997-08-31T09:00"],
+        id="wkst-sunday",
+    ),
+    pytest.param(
+        NY + "20070115T090000\nRRULE:FREQ=MONTHLY;BYMONTHDAY=15,30;COUNT=5",
+        [
+            "2007-01-15T09:00",
+            "2007-01-30T09:00",
+            "2007-02-15T09:00",
+            "2007-03-15T09:00",
+            "2007-03-30T09:00",
+        ],
+        id="invalid-dates-are-skipped-feb-30",
+    ),
+    pytest.param(
+        NY + "19970902T090000\nRRULE:FREQ=DAILY;BYHOUR=9,10,11,12,13,14,15,16;BYMINUTE=0,20,40",
+        ["1997-09-02T09:00", "1997-09-02T09:20", "1997-09-02T09:40", "1997-09-02T10:00"],
+        id="every-20-minutes-9-to-1640",
+    ),
+]
+
+
+def _dtstart_minus_a_minute(schedule: str) -> str:
+    stamp = schedule.split(":", 1)[1][:15]  # 19970902T090000
+    start = datetime.strptime(stamp, "%Y%m%dT%H%M%S").replace(tzinfo=ZoneInfo("America/New_York"))
+    return (start - timedelta(minutes=1)).isoformat()
+
+
+@pytest.mark.parametrize(("schedule", "expected"), RFC_EXAMPLES)
+def test_rfc5545_example(new_tenant, schedule: str, expected: list[str]) -> None:
+    t = new_tenant()
+    body = {
+        "schedule": schedule,
+        "timezone": "America/New_York",
+        "after": _dtstart_minus_a_minute(schedule),
+        "count": len(expected),
+    }
+    answer = t.viewer.post("/v1/preview", json=body)
+    assert answer.status_code == 200, answer.text
+    occurrences = answer.json()["occurrences"]
+    assert [o[:16] for o in occurrences] == expected
+    assert all(o[-6:] in ("-04:00", "-05:00") for o in occurrences)
+
+
+def test_preview_reports_text_end_and_finiteness(new_tenant) -> None:
+    t = new_tenant()
+    body = {"schedule": NY + "19970902T090000\nRRULE:FREQ=DAILY;COUNT=10", "count": 2,
+            "after": "1997-09-01T00:00:00-04:00"}  # fmt: skip
+    data = t.viewer.post("/v1/preview", json=body).json()
+    assert data["finite"] is True and data["ends_by"] == "count"
+    assert data["ends"].startswith("1997-09-11T09:00")
+    assert "day" in data["text"]
+
+
+def test_preview_matches_the_cli_json(new_tenant) -> None:
+    """The API and `cadenza preview --json` are the same code, so the same JSON."""
+    import json
+
+    from support.processes import run_cli
+
+    t = new_tenant()
+    args = ["30 9 * * 1-5", "--tz", "Europe/Berlin", "--after", "2026-03-27T00:00:00+00:00"]
+    done = run_cli("preview", *args, "--count", "5", "--json")
+    assert done.returncode == 0, done.stderr
+    body = {"schedule": "30 9 * * 1-5", "timezone": "Europe/Berlin",
+            "after": "2026-03-27T00:00:00+00:00", "count": 5}  # fmt: skip
+    assert t.viewer.post("/v1/preview", json=body).json() == json.loads(done.stdout)
+
+
+def test_preview_applies_the_tenant_min_interval(new_tenant, problem) -> None:
+    t = new_tenant(quotas={"min_interval_s": 3600})
+    refused = t.viewer.post("/v1/preview", json={"schedule": "every 15m"})
+    body = problem(refused, 422)
+    assert body["errors"][0]["field"] == "schedule"
