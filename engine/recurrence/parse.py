@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime
 from functools import lru_cache
 
 from engine.recurrence.cron import build_cron, looks_like_cron
@@ -86,6 +86,11 @@ def _recurrence(
         if rule_text == text:
             raise
         raise InvalidSchedule(text, f"{exc.reason} (from {rule_text})", hint=exc.hint) from exc
+    except (ValueError, IndexError, OverflowError) as exc:  # dateutil/datetime at their limits
+        reason = f"the rule cannot be evaluated: {exc}"
+        raise InvalidSchedule(
+            text, reason, hint="check DTSTART, UNTIL and the BYxxx values"
+        ) from exc
     return Schedule(ScheduleKind.RRULE, text, recurrence.zone_name, recurrence)
 
 
@@ -106,8 +111,3 @@ def _check_text(text: str) -> None:
         raise InvalidSchedule(
             text[:80], "the schedule contains a NUL character", position=text.index("\x00")
         )
-
-
-def zone_of(schedule: Schedule) -> tzinfo:
-    """The zone a schedule's occurrences are expressed in."""
-    return load_zone(schedule.timezone)

@@ -16,7 +16,7 @@ from engine.recurrence.rfc5545 import DateValue, RuleBlock
 from engine.recurrence.schedule import Description
 from engine.recurrence.series import Occurrence, occurrences_after
 from engine.recurrence.wall_rule import EndsBy, WallRule, build_wall_rule, min_gap_s
-from engine.recurrence.wording import WARN_MISSING_DAY
+from engine.recurrence.wording import WARN_DST_SKIP, WARN_MISSING_DAY
 from engine.recurrence.zones import GapMode, WallMapping, load_zone, to_wall
 
 
@@ -63,7 +63,10 @@ class Recurrence:
     def warnings(self) -> list[str]:
         days = {day for rule in self.rules for day in rule.kwargs.get("bymonthday") or ()}
         missing = [day for day in (29, 30, 31) if day in days]
-        return [WARN_MISSING_DAY.format(day=missing[0])] if missing else []
+        warnings = [WARN_MISSING_DAY.format(day=missing[0])] if missing else []
+        if self.mapping.gap is GapMode.SKIP:
+            warnings.append(WARN_DST_SKIP)
+        return warnings
 
 
 def build_recurrence(
@@ -94,8 +97,8 @@ def build_recurrence(
         kwargs = _anchored_defaults(line.kwargs) if anchored else line.kwargs
         until = _wall(line.until, zone_name) if line.until else None
         rules.append(build_wall_rule(text, kwargs, dtstart, until, cap))
-    rdates = tuple(sorted({_wall(value, zone_name) for value in block.rdates}))
-    exdates = frozenset(_wall(value, zone_name) for value in block.exdates)
+    rdates = tuple(sorted({_wall(value, zone_name, dtstart) for value in block.rdates}))
+    exdates = frozenset(_wall(value, zone_name, dtstart) for value in block.exdates)
     texts = tuple(line.text for line in block.rules)
     recurrence = Recurrence(tuple(rules), rdates, exdates, mapping, zone_name, texts)
     _check_gap(text, recurrence, limits)
@@ -118,7 +121,10 @@ def _anchored_defaults(kwargs: dict[str, object]) -> dict[str, object]:
     return out
 
 
-def _wall(value: DateValue, zone_name: str) -> datetime:
+def _wall(value: DateValue, zone_name: str, dtstart: datetime | None = None) -> datetime:
+    """`value` as a wall time in the schedule's zone; a DATE RDATE/EXDATE takes DTSTART's time."""
+    if value.is_date and dtstart is not None:
+        return datetime.combine(value.wall.date(), dtstart.time())
     if value.zone is None or value.zone == zone_name:
         return value.wall
     return to_wall(value.wall.replace(tzinfo=load_zone(value.zone)), load_zone(zone_name))

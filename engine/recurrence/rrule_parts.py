@@ -89,7 +89,8 @@ def rule_kwargs(text: str, parts: dict[str, RulePart]) -> dict[str, Any]:
         if name in parts:
             kwargs[keyword] = _int_list(text, parts[name], low, high, negative, meaning)
     if "BYDAY" in parts:
-        kwargs["byweekday"] = _byday(text, parts["BYDAY"], freq, "byweekno" in kwargs)
+        in_month = freq == du.MONTHLY or "bymonth" in kwargs
+        kwargs["byweekday"] = _byday(text, parts["BYDAY"], freq, "byweekno" in kwargs, in_month)
     _check_combinations(text, parts, freq)
     return kwargs
 
@@ -125,7 +126,9 @@ def _weekday_index(text: str, part: RulePart) -> int:
     return WEEKDAYS.index(part.value)
 
 
-def _byday(text: str, part: RulePart, freq: int, has_weekno: bool) -> tuple[du.weekday, ...]:
+def _byday(
+    text: str, part: RulePart, freq: int, has_weekno: bool, in_month: bool
+) -> tuple[du.weekday, ...]:
     days = []
     for item in part.value.split(","):
         match = _BYDAY.fullmatch(item.strip())
@@ -137,13 +140,17 @@ def _byday(text: str, part: RulePart, freq: int, has_weekno: bool) -> tuple[du.w
         if digits is None:
             days.append(weekday)
             continue
-        _check_ordinal(text, part, freq, has_weekno, int(sign + digits))
+        _check_ordinal(text, part, (freq, has_weekno, in_month), int(sign + digits))
         days.append(weekday(int(sign + digits)))
     return tuple(days)
 
 
-def _check_ordinal(text: str, part: RulePart, freq: int, has_weekno: bool, ordinal: int) -> None:
-    limit = 5 if freq == du.MONTHLY else 53
+def _check_ordinal(
+    text: str, part: RulePart, context: tuple[int, bool, bool], ordinal: int
+) -> None:
+    """A numbered weekday counts within the month (MONTHLY, or YEARLY with BYMONTH) or year."""
+    freq, has_weekno, in_month = context
+    limit = 5 if in_month else 53
     if freq not in (du.MONTHLY, du.YEARLY) or has_weekno:
         reason = (
             f"BYDAY={part.value}: a numbered weekday needs FREQ=MONTHLY or YEARLY without BYWEEKNO"

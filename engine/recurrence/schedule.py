@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from engine.recurrence.errors import RangeTooLarge, ScheduleError
@@ -85,6 +85,13 @@ class Schedule:
         """Occurrences (with the wall time each was asked for) strictly after `instant`."""
         if instant.tzinfo is None or instant.utcoffset() is None:
             raise ScheduleError(f"{instant.isoformat()} has no time zone; pass an aware datetime")
+        try:
+            instant = instant.astimezone(UTC)
+        except OverflowError:  # past year 9999 in UTC: after every series
+            return iter(())
+        ends = self.source.ends
+        if ends is not None and instant >= ends:
+            return iter(())
         return self.source.occurrences_after(instant)
 
     def describe(self) -> Description:

@@ -23,7 +23,6 @@ ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -
 WEEKDAY = "weekday"
 EVERY_WEEKDAY = "every weekday"
 LAST_DAY = "the last day"
-NTH_LAST_DAY = "the {nth} day before the end"
 WARN_MISSING_DAY = "skips months without a {day}th day"
 WARN_CRON_DST = "cron follows Vixie cron at DST changes; dst_gap/dst_repeat apply to RRULEs"
 NOTE_GAP = "{wall} -> {at} (DST gap)"

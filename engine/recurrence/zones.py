@@ -11,6 +11,7 @@ instants here, so the DST semantics live in one place:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
@@ -101,13 +102,31 @@ class WallMapping:
 
     def wall_floor(self, instant: datetime) -> datetime:
         """A wall time at or before the wall of every occurrence that runs after `instant`."""
-        offsets = [(instant + d).astimezone(self.zone).utcoffset() for d in (-_DAY, _DAY * 0)]
+        offsets = _nearby(lambda step: (instant + step).astimezone(self.zone).utcoffset())
         naive_utc = instant.astimezone(UTC).replace(tzinfo=None)
-        return naive_utc + min(o for o in offsets if o is not None)
+        try:
+            return naive_utc + min(offsets)
+        except OverflowError:
+            return datetime.min if naive_utc.year == 1 else datetime.max
 
     def instant_floor(self, wall: datetime) -> datetime:
         """An instant at or before every instant of every wall time at or after `wall`."""
-        offsets = [
-            (wall + d).replace(tzinfo=self.zone).utcoffset() for d in (-_DAY, 0 * _DAY, _DAY)
-        ]
-        return (wall - max(o for o in offsets if o is not None)).replace(tzinfo=UTC)
+        offsets = _nearby(lambda step: (wall + step).replace(tzinfo=self.zone).utcoffset())
+        try:
+            return (wall - max(offsets)).replace(tzinfo=UTC)
+        except OverflowError:
+            return datetime.min.replace(tzinfo=UTC)
+
+
+def _nearby(offset_at: Callable[[timedelta], timedelta | None]) -> list[timedelta]:
+    """The zone's offsets a day before, at and a day after a point (DST changes within a day
+    are what make wall times and instants disagree); edges of the datetime range are skipped."""
+    found = []
+    for step in (-_DAY, 0 * _DAY, _DAY):
+        try:
+            offset = offset_at(step)
+        except OverflowError:
+            continue
+        if offset is not None:
+            found.append(offset)
+    return found or [timedelta(0)]

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
+from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrulestr
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 
-from engine.recurrence import InvalidSchedule, parse_schedule, preview
+from engine.recurrence import DstGap, DstRepeat, InvalidSchedule, parse_schedule, preview
 
 _SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _DAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
@@ -22,7 +23,18 @@ def rules(draw: st.DrawFn) -> tuple[str, datetime, timedelta]:
     freq = draw(st.sampled_from(["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY", "MINUTELY"]))
     parts = [f"FREQ={freq}", f"INTERVAL={draw(st.integers(1, 5))}"]
     if draw(st.booleans()):
-        parts.append("BYDAY=" + ",".join(draw(st.sets(st.sampled_from(_DAYS), min_size=1))))
+        parts.append("BYDAY=" + ",".join(draw(st.sets(_byday(freq), min_size=1, max_size=3))))
+    if freq == "YEARLY" and not any("BYDAY=" in p and p[-3] in "0123456789" for p in parts):
+        if draw(st.booleans()):
+            weeks = draw(st.sets(st.integers(1, 53) | st.integers(-53, -1), min_size=1, max_size=3))
+            parts.append("BYWEEKNO=" + ",".join(map(str, sorted(weeks))))
+    if freq in ("YEARLY", "HOURLY", "MINUTELY") and draw(st.integers(0, 3)) == 0:
+        yeardays = draw(
+            st.sets(st.integers(1, 366) | st.integers(-366, -1), min_size=1, max_size=3)
+        )
+        parts.append("BYYEARDAY=" + ",".join(map(str, sorted(yeardays))))
+    if draw(st.integers(0, 3)) == 0:
+        parts.append(f"WKST={draw(st.sampled_from(_DAYS))}")
     if freq in ("YEARLY", "MONTHLY", "DAILY") and draw(st.booleans()):
         days = draw(st.sets(st.integers(1, 31) | st.integers(-31, -1), min_size=1, max_size=4))
         parts.append("BYMONTHDAY=" + ",".join(map(str, sorted(days))))
@@ -35,11 +47,11 @@ def rules(draw: st.DrawFn) -> tuple[str, datetime, timedelta]:
             + ",".join(map(str, sorted(draw(st.sets(st.integers(0, 23), min_size=1, max_size=3)))))
         )
     if (
-        freq in ("MONTHLY", "YEARLY")
-        and any(p.startswith("BYDAY") for p in parts)
+        freq in ("MONTHLY", "YEARLY", "WEEKLY", "DAILY")
+        and any(p.startswith("BY") for p in parts)
         and draw(st.booleans())
     ):
-        parts.append(f"BYSETPOS={draw(st.sampled_from([1, 2, -1, -2]))}")
+        parts.append(f"BYSETPOS={draw(st.sampled_from([1, 2, 3, -1, -2, 7]))}")
     if draw(st.booleans()):
         parts.append(f"COUNT={draw(st.integers(1, 60))}")
     dtstart = draw(st.datetimes(datetime(2016, 1, 1), datetime(2026, 1, 1))).replace(
@@ -48,6 +60,16 @@ def rules(draw: st.DrawFn) -> tuple[str, datetime, timedelta]:
     span_days = 20 if freq in ("HOURLY", "MINUTELY") else 900
     offset = draw(st.timedeltas(timedelta(0), timedelta(days=span_days)))
     return ";".join(parts), dtstart, offset
+
+
+def _byday(freq: str) -> st.SearchStrategy[str]:
+    """Plain weekdays, plus numbered ones (1MO, -1FR, 20MO) where RFC 5545 allows them."""
+    plain = st.sampled_from(_DAYS)
+    if freq not in ("MONTHLY", "YEARLY"):
+        return plain
+    limit = 5 if freq == "MONTHLY" else 53
+    numbers = st.integers(1, limit) | st.integers(-limit, -1)
+    return plain | st.builds(lambda n, d: f"{n}{d}", numbers, plain)
 
 
 def _parse(rule: str, dtstart: datetime, exdates: str = "") -> object:
@@ -62,7 +84,8 @@ def _plain_after(rule: str, dtstart: datetime, instant: datetime) -> datetime | 
     cap = dtstart.replace(year=dtstart.year + 10, day=min(dtstart.day, 28))
     until = "" if "COUNT" in rule else f";UNTIL={cap:%Y%m%dT%H%M%SZ}"
     plain = rrulestr(f"DTSTART:{dtstart:%Y%m%dT%H%M%SZ}\nRRULE:{rule}{until}")
-    return plain.after(instant)
+    found = plain.after(instant)
+    return found if found is None or found <= cap else None  # COUNT is capped too
 
 
 @_SETTINGS
@@ -108,3 +131,59 @@ def test_exdates_never_returned(case: tuple[str, datetime, timedelta], skip: int
     got = preview(schedule, start, 6).occurrences
     assert excluded not in got
     assert got[:skip] == first[:skip]
+
+
+_ZONES = [
+    "Europe/Berlin",
+    "America/New_York",
+    "Australia/Lord_Howe",
+    "Pacific/Apia",
+    "Asia/Kolkata",
+]
+
+
+def _reference_next(
+    rule: str, dtstart_wall: datetime, zone: str, gap: DstGap, repeat: DstRepeat, instant: datetime
+) -> datetime | None:
+    """Plain dateutil from DTSTART, each wall time mapped by the documented DST policy."""
+    tz = ZoneInfo(zone)
+    cap = dtstart_wall.replace(year=dtstart_wall.year + 10, day=min(dtstart_wall.day, 28))
+    until = "" if "COUNT" in rule else f";UNTIL={cap:%Y%m%dT%H%M%S}"
+    found: set[datetime] = set()
+    for wall in rrulestr(f"DTSTART:{dtstart_wall:%Y%m%dT%H%M%S}\nRRULE:{rule}{until}"):
+        if wall > cap:
+            break
+        first = wall.replace(tzinfo=tz).astimezone(UTC)
+        exists = first.astimezone(tz).replace(tzinfo=None) == wall
+        if exists or gap is DstGap.SHIFT:
+            found.add(first)
+        second = wall.replace(tzinfo=tz, fold=1).astimezone(UTC)
+        if exists and repeat is DstRepeat.BOTH:
+            found.add(second)
+        if first > instant + timedelta(days=2):
+            break
+    later = sorted(at for at in found if at > instant)
+    return later[0] if later else None
+
+
+@_SETTINGS
+@given(
+    rules(),
+    st.sampled_from(_ZONES),
+    st.sampled_from(list(DstGap)),
+    st.sampled_from(list(DstRepeat)),
+)
+def test_dst_policies_match_reference_in_real_zones(
+    case: tuple[str, datetime, timedelta], zone: str, gap: DstGap, repeat: DstRepeat
+) -> None:
+    rule, dtstart, offset = case
+    wall = dtstart.replace(tzinfo=None)
+    text = f"DTSTART;TZID={zone}:{wall:%Y%m%dT%H%M%S} RRULE:{rule}"
+    try:
+        schedule = parse_schedule(text, "UTC", dst_gap=gap, dst_repeat=repeat)
+    except InvalidSchedule:
+        reject()
+    instant = dtstart + offset
+    got = schedule.next_after(instant)
+    expected = _reference_next(rule, wall, zone, gap, repeat, instant)
+    assert (got.astimezone(UTC) if got else None) == expected
