@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bench.databases import Databases
+from bench.workload import BASE_LEAD_S, QUICK_LEAD_S
 
 T = TypeVar("T")
 
@@ -33,4 +34,15 @@ class Context:
 
     @property
     def repeats(self) -> int:
+        """Repeats of every comparison with the peer (ratios are taken pair by pair)."""
         return 3
+
+    @property
+    def light_repeats(self) -> int:
+        """Repeats of the scenarios without a peer: one is enough to prove them in quick mode."""
+        return self.pick(1, 3)
+
+    @property
+    def base_lead_s(self) -> float:
+        """Seconds between loading a workload and its first due instant (plus load time)."""
+        return self.pick(QUICK_LEAD_S, BASE_LEAD_S)

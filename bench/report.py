@@ -46,8 +46,8 @@ def _ratios_table(result: ScenarioResult) -> list[str]:
 
 def _plots(result: ScenarioResult, stem: Path) -> list[str]:
     made = [
-        throughput_png(result, stem.with_name(f"{stem.name}-{result.name}-throughput.png")),
-        lateness_png(result, stem.with_name(f"{stem.name}-{result.name}-lateness.png")),
+        throughput_png(result, stem.with_name(f"{stem.name}-{result.name}-actions-per-s.png")),
+        lateness_png(result, stem.with_name(f"{stem.name}-{result.name}-lateness-cdf.png")),
     ]
     return [f"![{result.name}]({path.name})" for path in made if path is not None]
 
@@ -76,7 +76,8 @@ def write_report(run: dict[str, Any], results: list[ScenarioResult], stem: Path)
         "",
         f"- Command: `{run['command']}`",
         f"- Machine: {machine_line(run['machine'])}",
-        f"- Every figure is the median over {run['repeats']} repeats; all repeats are listed.",
+        f"- Every figure is the median over its repeats, all listed ({run['repeats']} for "
+        "every comparison with APScheduler, whose ratios are taken pair by pair).",
         f"- Raw results: [{stem.name}.json]({stem.name}.json)",
         "",
     ]

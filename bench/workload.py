@@ -15,6 +15,7 @@ TRIVIAL_WAT = '(module (memory (export "memory") 1) (func (export "main")))\n'
 LOAD_S_PER_1000 = 0.3
 #: Fixed part of the lead: a worker notices actions another process wrote within ~1 s.
 BASE_LEAD_S = 3.0
+QUICK_LEAD_S = 1.5
 
 
 def trivial_code(runtime: str) -> str:
@@ -43,16 +44,19 @@ class Workload:
         return replace(self, offsets_s=(0.0,), lead_s=0.0)
 
 
-def _lead_s(size: int) -> float:
-    return BASE_LEAD_S + LOAD_S_PER_1000 * size / 1000
+def _lead_s(size: int, base_lead_s: float) -> float:
+    return base_lead_s + LOAD_S_PER_1000 * size / 1000
 
 
-def burst(runtime: str, code: str, size: int) -> Workload:
+def burst(runtime: str, code: str, size: int, base_lead_s: float = BASE_LEAD_S) -> Workload:
     """`size` actions all due at the same instant."""
-    return Workload(runtime, code, (0.0,) * size, _lead_s(size))
+    return Workload(runtime, code, (0.0,) * size, _lead_s(size, base_lead_s))
 
 
-def steady(runtime: str, code: str, rate_per_s: float, duration_s: float) -> Workload:
+def steady(
+    runtime: str, code: str, rate_per_s: float, duration_s: float, base_lead_s: float = BASE_LEAD_S
+) -> Workload:
     """Actions due evenly at `rate_per_s` for `duration_s`."""
     count = round(rate_per_s * duration_s)
-    return Workload(runtime, code, tuple(i / rate_per_s for i in range(count)), _lead_s(count))
+    offsets = tuple(i / rate_per_s for i in range(count))
+    return Workload(runtime, code, offsets, _lead_s(count, base_lead_s))

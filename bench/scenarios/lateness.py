@@ -30,7 +30,7 @@ async def run(ctx: Context) -> ScenarioResult:
     recorder = Recorder()
     cases = []
     for rate in rates:
-        shape = steady(runtime, "", rate, duration_s)
+        shape = steady(runtime, "", rate, duration_s, ctx.base_lead_s)
         cases.append(
             Case(f"sqlite, {rate}/s for {duration_s:.0f} s", shape.offsets_s, shape.lead_s)
         )

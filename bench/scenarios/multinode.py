@@ -48,10 +48,10 @@ async def _measure(ctx: Context, nodes: int, workload: Workload, rec: Recorder) 
 
 async def run(ctx: Context) -> ScenarioResult:
     size = ctx.pick(300, 5000)
-    workload = burst("python", TRIVIAL_PYTHON, size)
+    workload = burst("python", TRIVIAL_PYTHON, size, ctx.base_lead_s)
     recorder = Recorder()
     notes: list[str] = []
-    for repeat in range(ctx.pick(1, ctx.repeats)):
+    for repeat in range(ctx.light_repeats):
         for nodes in (1, 2, 3):
             ctx.log(f"  multinode: {nodes} workers, repeat {repeat + 1}")
             problem = await _measure(ctx, nodes, workload, recorder)

@@ -45,7 +45,7 @@ async def _run_module() -> str:
 
 async def run(ctx: Context) -> ScenarioResult:
     recorder = Recorder()
-    for repeat in range(ctx.pick(1, ctx.repeats)):
+    for repeat in range(ctx.light_repeats):
         ctx.log(f"  preview repeat {repeat + 1}")
         for section, case, median_ms, p99_ms in parse_output(await _run_module()):
             recorder.add(case, section, "median", "ms", median_ms)

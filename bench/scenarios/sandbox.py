@@ -63,7 +63,7 @@ async def run(ctx: Context) -> ScenarioResult:
     _code, usage, _err = await _run_module("--help")
     args = ["--json", *(["--quick"] if ctx.pick(True, False) and "--quick" in usage else [])]
     recorder = Recorder()
-    for repeat in range(ctx.pick(1, ctx.repeats)):
+    for repeat in range(ctx.light_repeats):
         ctx.log(f"  sandbox repeat {repeat + 1}: python -m bench.sandbox {' '.join(args)}")
         code, out, err = await _run_module(*args)
         try:

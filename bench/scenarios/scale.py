@@ -57,11 +57,11 @@ async def _measure(
     ctx: Context, served: Served, keys: list[str], case: str, rec: Recorder
 ) -> str | None:
     rec.add(case, "cadenza", "start until ready", "s", served.ready_s)
-    await asyncio.sleep(ctx.pick(2.0, 5.0))
+    await asyncio.sleep(ctx.pick(1.0, 5.0))
     main_rss, tree_rss = served.rss_bytes()
     rec.add(case, "cadenza", "RSS, server process", "MB", main_rss / 2**20)
     rec.add(case, "cadenza", "RSS, with sandbox workers", "MB", tree_rss / 2**20)
-    idle_s = ctx.pick(3.0, 10.0)
+    idle_s = ctx.pick(2.0, 10.0)
     cpu_before = served.cpu_s()
     await asyncio.sleep(idle_s)
     rec.add(
@@ -90,7 +90,7 @@ async def run(ctx: Context) -> ScenarioResult:
     )
     keys = await _keys(url, tenant_ids)
     notes: list[str] = []
-    for repeat in range(ctx.repeats):
+    for repeat in range(ctx.light_repeats):
         ctx.log(f"  scale: serve repeat {repeat + 1}")
         with serving(url, ctx.work_dir / "scale-serve.log") as served:
             if (

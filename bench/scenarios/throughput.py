@@ -25,9 +25,9 @@ def _record(
 async def run(ctx: Context) -> ScenarioResult:
     size = ctx.pick(500, 10_000)
     databases = ctx.pick(("sqlite",), ("sqlite", "postgresql"))
-    runtimes = ctx.pick(("python", "micropython"), RUNTIMES)
+    runtimes = ctx.pick(("python",), RUNTIMES)
     tenant_count = 10
-    shape = burst("python", "", size)
+    shape = burst("python", "", size, ctx.base_lead_s)
     recorder = Recorder()
     notes: list[str] = []
     for database in databases:
