@@ -20,8 +20,8 @@ export async function eventsView(main) {
         const events = api.items(page);
         list.prepend(...events.reverse().map(row));
         count += events.length;
-        after = page.next_cursor || (events[0] && String(events[0].id)) || after;
-        if (!page.next_cursor || !events.length) break;
+        after = page.next_cursor;
+        if (events.length < PAGE) break;
       }
       fill(status, count ? null : h("p", { class: "muted" }, "No events yet. Scripts emit them with ctx.emit(\"type\", {...})."));
     } catch (error) {

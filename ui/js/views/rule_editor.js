@@ -61,11 +61,11 @@ export async function ruleEditor(main, ruleId) {
   async function showReview(spec) {
     const changes = changesOf(spec);
     if (!Object.keys(changes).length) return fill(status, h("p", {}, "Nothing has changed."));
-    const diff = await api.post(`/v1/rules/${encodeURIComponent(ruleId)}/preview`, { changes });
+    const diff = await api.post(`/v1/rules/${encodeURIComponent(ruleId)}/preview`, changes);
     fill(review, h("h2", { id: "review-title" }, "Before you save"),
       h("p", {}, "Changing: ", Object.keys(changes).join(", ")),
       dateDiff(diff, spec.timezone),
-      diff.pending && h("p", { class: "muted" }, typeof diff.pending === "string" ? diff.pending : JSON.stringify(diff.pending)));
+      diff.pending && h("p", {}, diff.pending));
     review.hidden = false;
     reviewed = true;
     save.textContent = "Save changes";

@@ -67,7 +67,7 @@ export function ruleForm() {
     schedulesChanged();
   });
   const policies = policiesFieldset();
-  const script = scriptPanel(() => onChange(), () => parseParams(false));
+  const script = scriptPanel(() => onChange(), () => spec(false));
   let onChange = () => {};
 
   function schedulesChanged() {
@@ -122,16 +122,18 @@ export function ruleForm() {
     return {};
   }
 
+  function spec(strict) {
+    return {
+      name: c.name.value.trim(), description: c.description.value, schedule: c.schedule.value.trim(),
+      timezone: c.timezone.value.trim(), enabled: c.enabled.checked, params: parseParams(strict), ...script.values(), ...policies.values(),
+    };
+  }
+
   return {
     element,
     set onChange(fn) { onChange = fn; },
-    /** The RuleSpec fields as the API takes them. */
-    values() {
-      return {
-        name: c.name.value.trim(), description: c.description.value, schedule: c.schedule.value.trim(),
-        timezone: c.timezone.value.trim(), enabled: c.enabled.checked, params: parseParams(), ...script.values(), ...policies.values(),
-      };
-    },
+    /** The RuleCreate fields as the API takes them. */
+    values: () => spec(true),
     set(rule) {
       for (const name of ["name", "description", "schedule", "timezone"]) c[name].value = rule[name] ?? "";
       c.params.value = JSON.stringify(rule.params || {}, null, 2);

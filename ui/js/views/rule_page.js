@@ -6,7 +6,7 @@ import { relative, tone, when } from "../format.js";
 import { navigate } from "../router.js";
 import { bucket, runsChart } from "../chart.js";
 import { outcomeBadge } from "./rules_list.js";
-import { actOn, runsTable } from "./runs_table.js";
+import { actOn, runsTable, withDetails } from "./runs_table.js";
 import { statsList } from "./stats.js";
 
 const REFRESH_MS = 2000;
@@ -79,10 +79,10 @@ export async function rulePage(main, ruleId) {
       api.get(path),
       api.get(`${path}/stats`),
       api.get(`${path}/timeline`, { from: new Date(now - 24 * HOUR_MS).toISOString(), to: new Date(now + 24 * HOUR_MS).toISOString() }),
-      api.get("/v1/runs", { rule_id: ruleId, limit: 100 }),
+      api.get("/v1/runs", { rule_id: ruleId, limit: 100 }).then(withDetails),
     ]);
     if (ruleNow.status === "fulfilled" && ruleNow.value.version !== rule.version) ((rule = ruleNow.value), showHead());
-    show(stats, statsData, (d) => [h("h2", { id: "stats-title" }, "How it is doing"), statsList(d)]);
+    show(stats, statsData, (d) => [h("h2", { id: "stats-title" }, "How it is doing"), statsList(d.stats)]);
     show(timeline, entries, (e) => [h("h2", { id: "timeline-title" }, "Timeline: last 24 hours and next 24 hours"), timelineTable(api.items(e), refresh)]);
     show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, "Runs"), runsChart(bucket(api.items(p))), runsTable(api.items(p), refresh)]);
   }

@@ -4,7 +4,7 @@ import * as api from "../api.js";
 import { field, fill, h, problemBox } from "../dom.js";
 import { when, tone } from "../format.js";
 import { bucket, runsChart } from "../chart.js";
-import { actOn, runsTable } from "./runs_table.js";
+import { actOn, runsTable, withDetails } from "./runs_table.js";
 import { whileHere } from "./rule_page.js";
 
 const OUTCOMES = ["", "ok", "error", "timeout", "memory", "output_limit", "killed", "crashed", "rejected"];
@@ -35,7 +35,7 @@ export async function runsView(main) {
 
   async function loadRuns(more = false) {
     try {
-      const page = await api.get("/v1/runs", { outcome: outcome.value, status: outcome.value, limit: 50, cursor: more ? cursor : null });
+      const page = await withDetails(await api.get("/v1/runs", { status: outcome.value, limit: 50, cursor: more ? cursor : null }));
       cursor = page.next_cursor;
       const table = runsTable(api.items(page), reload, { showRule: true });
       const next = cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadRuns(true) }, "Older runs") : null;

@@ -3,6 +3,19 @@ import * as api from "../api.js";
 import { h, toast } from "../dom.js";
 import { json, ms, tone, when } from "../format.js";
 
+const DETAILED = 25;
+const details = new Map();
+
+/** The page with its first runs' output and error filled in (a finished run never changes, so
+ *  each is fetched once). */
+export async function withDetails(page) {
+  const runs = api.items(page);
+  const wanted = runs.slice(0, DETAILED).filter((r) => !details.has(r.id));
+  const fetched = await Promise.allSettled(wanted.map((r) => api.get(`/v1/runs/${r.id}`)));
+  fetched.forEach((f) => f.status === "fulfilled" && details.set(f.value.id, f.value));
+  return { ...page, items: runs.map((r) => details.get(r.id) || r) };
+}
+
 /** Retry or cancel an action, then call `done()` so the page reloads what changed. */
 export async function actOn(actionId, verb, done) {
   try {
@@ -14,7 +27,7 @@ export async function actOn(actionId, verb, done) {
   }
 }
 
-function details(run) {
+function runDetails(run) {
   const output = [run.stdout, run.stderr].filter(Boolean).join("\n");
   const parts = [
     run.error && h("div", {}, h("h4", {}, run.error_line ? `Error (line ${run.error_line})` : "Error"), h("pre", { class: "error-text" }, run.error)),
@@ -42,7 +55,7 @@ export function runsTable(runs, reload, { showRule = false } = {}) {
         h("td", {}, run.attempt),
         h("td", {}, ms(run.duration_ms)),
         h("td", {}, ms(run.lateness_ms)),
-        h("td", { class: "output" }, h("details", {}, h("summary", {}, h("span", { class: failed ? "bad-text" : "" }, summary || "details")), details(run))),
+        h("td", { class: "output" }, h("details", {}, h("summary", {}, h("span", { class: failed ? "bad-text" : "" }, summary || "details")), runDetails(run))),
         h("td", {}, failed && run.action_id ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(run.action_id, "retry", reload) }, "Retry") : null));
     })));
 }

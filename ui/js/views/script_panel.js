@@ -1,6 +1,6 @@
 // The script part of a rule: runtime, a code editor with line numbers, and a Test run.
 import * as api from "../api.js";
-import { field, fill, h, problemBox } from "../dom.js";
+import { debounce, field, fill, h, problemBox } from "../dom.js";
 import { json, ms, tone } from "../format.js";
 import { createEditor } from "../../vendor/editor.js";
 
@@ -15,25 +15,65 @@ export const STARTER = `def main(ctx):
 
 const RUNTIMES = { python: "Python (restricted)", micropython: "MicroPython (WebAssembly)", wasm: "WebAssembly module" };
 
-/** Runtime select + editor + Test run; `onEdit()` after any change. */
-export function scriptPanel(onEdit, getParams) {
+const CHECK_DELAY_MS = 700;
+const NO_TEST_RUN = "This server offers no test-run endpoint yet, so the script cannot be run without saving. "
+  + "Compile errors are still checked as you type; save the rule and use Run now to run it for real.";
+
+/** Runtime select + editor (checked as you type) + Test run; `onEdit()` after any change,
+ *  `getSpec()` the whole rule as it stands (the server validates a script as part of a rule). */
+export function scriptPanel(onEdit, getSpec) {
   const runtime = h("select", { name: "runtime" }, Object.entries(RUNTIMES).map(([v, t]) => h("option", { value: v }, t)));
   const host = h("div", { class: "code" });
   const codeError = h("p", { class: "field-error", role: "alert", hidden: true });
   const result = h("div", { class: "test-result", "aria-live": "polite" });
-  const editor = createEditor(host, { doc: STARTER, label: "Script code", onChange: () => { editor.showError(null); codeError.hidden = true; onEdit(); } });
-  runtime.addEventListener("change", () => { editor.setRuntime(runtime.value); onEdit(); });
+  const codeStatus = h("small", { class: "help", "aria-live": "polite" });
+  const check = debounce(checkCode, CHECK_DELAY_MS);
+  const editor = createEditor(host, { doc: STARTER, label: "Script code", onChange: edited });
+  runtime.addEventListener("change", () => { editor.setRuntime(runtime.value); edited(); });
+
+  function edited() {
+    editor.showError(null);
+    codeError.hidden = true;
+    codeStatus.textContent = "";
+    onEdit();
+    check();
+  }
+
+  /** Validate the rule as it stands and report only what concerns the script. */
+  async function checkCode() {
+    try {
+      await api.post("/v1/rules/validate", { ...safeSpec(), schedule: "FREQ=DAILY", timezone: "UTC", ...values() });
+      codeStatus.textContent = "✓ Script compiles.";
+    } catch (error) {
+      const codeProblem = api.fieldErrors(error).find((e) => e.field === "code");
+      if (codeProblem) showCodeError(codeProblem.line, codeProblem.message);
+    }
+  }
+
+  function safeSpec() {
+    try {
+      const spec = getSpec();
+      return { ...spec, name: spec.name || "draft", schedule: spec.schedule || "FREQ=DAILY" };
+    } catch {
+      return { name: "draft", schedule: "FREQ=DAILY" };
+    }
+  }
+
+  const values = () => ({ runtime: runtime.value, code: editor.getText() });
   const button = h("button", { type: "button", class: "secondary", onclick: testRun }, "Test run");
 
   async function testRun() {
     button.disabled = true;
     fill(result, h("p", { class: "muted" }, "Running in the sandbox…"));
     try {
-      const body = { code: editor.getText(), runtime: runtime.value, params: getParams() };
+      const spec = safeSpec();
+      const body = { ...values(), params: spec.params || {}, timeout_ms: spec.timeout_ms, memory_mb: spec.memory_mb };
       showOutcome(await api.post("/v1/rules/test-run", body));
     } catch (error) {
-      if (error.field === "code" || error.line) showCodeError(error.line, error.detail);
-      fill(result, problemBox(error));
+      const codeProblem = api.fieldErrors(error).find((e) => e.field === "code");
+      if (codeProblem) showCodeError(codeProblem.line, codeProblem.message);
+      const missing = error.status === 404 || error.status === 405;
+      fill(result, missing ? h("p", { class: "muted", role: "note" }, NO_TEST_RUN) : problemBox(error));
     } finally {
       button.disabled = false;
     }
@@ -60,13 +100,13 @@ export function scriptPanel(onEdit, getParams) {
 
   const element = h("fieldset", { class: "script" }, h("legend", {}, "Script"),
     field("Runtime", runtime),
-    h("div", { class: "field" }, h("span", { class: "label", id: "code-label" }, "Script code"), host, codeError),
+    h("div", { class: "field" }, h("span", { class: "label", "aria-hidden": "true" }, "Script code"), host, codeError, codeStatus),
     h("div", { class: "actions" }, button, h("small", { class: "help" }, "Runs once in the real sandbox with a scratch copy of your data; nothing is saved.")),
     result);
   return {
     element,
     showCodeError,
-    values: () => ({ runtime: runtime.value, code: editor.getText() }),
+    values,
     set(rule) {
       runtime.value = rule.runtime || "python";
       editor.setRuntime(runtime.value);

@@ -68,7 +68,7 @@ async function showWebhook(section) {
     fill(status, problemBox(error));
   }
   fill(section, h("h2", {}, "Webhook"),
-    h("form", { onsubmit: save }, field("Webhook URL", url, "Events are POSTed here; leave empty to stop delivery."),
+    h("form", { onsubmit: save, novalidate: true }, field("Webhook URL", url, "Events are POSTed here; leave empty to stop delivery."),
       h("div", { class: "actions" }, h("button", { type: "submit" }, "Save webhook"), h("button", { type: "button", class: "secondary", onclick: rotate }, "New signing secret"))),
     hint, status);
 }
@@ -105,7 +105,7 @@ async function showKeys(section) {
       toast(error.detail || error.message, "bad");
     }
   }
-  fill(section, h("h2", {}, "API keys"), list,
+  fill(section, h("h2", {}, "API keys"), list, h("h3", {}, "New key"),
     h("form", { onsubmit: create, class: "row" }, field("Key name", name), field("Role", role), h("button", { type: "submit" }, "Create key")),
     status);
   await load();
