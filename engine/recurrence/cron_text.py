@@ -44,8 +44,13 @@ def _time(minute: str, hour: str, unphrased: list[str]) -> str:
     if minute.startswith("*/") and hour == "*":
         return w.plural(int(minute[2:]), w.UNITS[5])
     minutes, hours = _values(minute, {}), _values(hour, {})
+    if minutes == [0] and hour == "*":
+        return "every hour"
     if minutes is not None and hour == "*":
         return "at " + w.join([f":{m:02d}" for m in minutes]) + " past every hour"
+    if minutes is not None and len(minutes) == 1 and _is_range(hour) and hours and len(hours) > 3:
+        first, last = (f"{h:02d}:{minutes[0]:02d}" for h in (hours[0], hours[-1]))
+        return f"every hour from {first} through {last}"
     if minutes is not None and hours is not None and len(minutes) * len(hours) <= 12:
         return "at " + w.join([f"{h:02d}:{m:02d}" for h in hours for m in minutes])
     unphrased.append(f"minute={minute} hour={hour}")
@@ -58,6 +63,8 @@ def _dom(field: str, unphrased: list[str]) -> str:
     days = _values(field, {})
     if days is None:
         return _unphrased(unphrased, "day-of-month", field)
+    if _is_range(field) and len(days) > 2:
+        return f"on days {days[0]} through {days[-1]} of the month"
     return "on the " + w.join([w.ordinal(d) for d in days]) + " of the month"
 
 
@@ -67,7 +74,7 @@ def _dow(field: str, unphrased: list[str]) -> str:
     days = _values(field, _NAMES)
     if days is None:
         return _unphrased(unphrased, "day-of-week", field)
-    if "-" in field and "," not in field:
+    if _is_range(field):
         return f"{_DOW[days[0]]} through {_DOW[days[-1]]}"
     return "on " + w.join([_DOW[d] for d in days])
 
@@ -79,6 +86,10 @@ def _month(field: str, unphrased: list[str]) -> str:
     if months is None:
         return _unphrased(unphrased, "month", field)
     return "in " + w.join([w.MONTH_NAMES[m - 1] for m in months])
+
+
+def _is_range(field: str) -> bool:
+    return "-" in field and "," not in field
 
 
 def _unphrased(unphrased: list[str], name: str, field: str) -> str:

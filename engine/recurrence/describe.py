@@ -29,10 +29,10 @@ def describe_recurrence(recurrence: Recurrence) -> Description:
         texts.append(text)
         complete = complete and rule_complete
     if recurrence.rdates:
-        texts.append(f"{len(recurrence.rdates)} extra date(s)")
-    text = "; and ".join(texts)
+        texts.append(w.extra_dates(len(recurrence.rdates)))
+    text = "; ".join(texts)
     if recurrence.exdates:
-        text += f", except {len(recurrence.exdates)} date(s)"
+        text += ", " + w.except_dates(len(recurrence.exdates))
     if any(rule.kwargs["freq"] <= du.HOURLY for rule in recurrence.rules):
         text += " " + w.zone_phrase(recurrence.zone_name)
     return Description(text, complete)
@@ -94,7 +94,9 @@ def _days(k: dict[str, Any], setpos: tuple[int, ...] | None) -> str | None:
     if weekdays and not named_by_frequency:
         parts.append("on " + w.join([_weekday(day) for day in weekdays]))
     monthdays = k.get("bymonthday") or ()
-    if monthdays and not _is_single_yearly_day(k):
+    if parts and len(weekdays) == 1 and len(monthdays) == 1 and monthdays[0] > 0:
+        parts[-1] += f" the {w.ordinal(monthdays[0])}"  # "on Friday the 13th"
+    elif monthdays and not _is_single_yearly_day(k):
         parts.append("on " + w.join([w.month_day(d) for d in sorted(monthdays, key=_day_order)]))
     return " ".join(parts)
 
@@ -109,14 +111,17 @@ def _day_order(day: int) -> int:
 
 
 def _is_single_yearly_day(k: dict[str, Any]) -> bool:
+    """YEARLY with months and one plain day of month: said as 'on January 1 and July 1'."""
     months, days = k.get("bymonth") or (), k.get("bymonthday") or ()
-    return k["freq"] == du.YEARLY and len(months) == 1 and len(days) == 1 and days[0] > 0
+    plain = not k.get("byweekday")
+    return k["freq"] == du.YEARLY and bool(months) and len(days) == 1 and days[0] > 0 and plain
 
 
 def _months(k: dict[str, Any]) -> str:
     months = sorted(k.get("bymonth") or ())
     if _is_single_yearly_day(k):
-        return f"on {w.MONTH_NAMES[months[0] - 1]} {k['bymonthday'][0]}"
+        day = k["bymonthday"][0]
+        return "on " + w.join([f"{w.MONTH_NAMES[m - 1]} {day}" for m in months])
     if not months:
         return ""
     names = [w.MONTH_NAMES[m - 1] for m in months]
@@ -126,11 +131,13 @@ def _months(k: dict[str, Any]) -> str:
 def _times(k: dict[str, Any]) -> str:
     hours, minutes = sorted(k.get("byhour") or ()), sorted(k.get("byminute") or ())
     if k["freq"] >= du.MINUTELY:
-        return f"during the hours {w.join([str(h) for h in hours])}" if hours else ""
+        minute_text = "at minutes " + w.join([f":{m:02d}" for m in minutes]) if minutes else ""
+        hour_text = f"during the hours {w.join([str(h) for h in hours])}" if hours else ""
+        return " ".join(part for part in (minute_text, hour_text) if part)
     if k["freq"] == du.HOURLY:
-        minute_text = w.join([f":{m:02d}" for m in minutes])
-        hour_text = f" during the hours {w.join([str(h) for h in hours])}" if hours else ""
-        return f"at {minute_text}{hour_text}"
+        minute_text = "" if minutes == [0] else "at " + w.join([f":{m:02d}" for m in minutes])
+        hour_text = f"during the hours {w.join([str(h) for h in hours])}" if hours else ""
+        return " ".join(part for part in (minute_text, hour_text) if part)
     if minutes == [0] and len(hours) > 1:
         return "at " + w.join([str(h) for h in hours])
     return "at " + w.join([w.clock(h, m) for h in hours for m in minutes])

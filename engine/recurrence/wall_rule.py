@@ -78,7 +78,8 @@ def build_wall_rule(
     try:
         rule = du.rrule(dtstart=dtstart, until=bound, **explicit)
     except ValueError as exc:
-        raise InvalidSchedule(text, f"the rule can never match: {exc}", hint=_HINT) from exc
+        reason = "the BYHOUR/BYMINUTE/BYSECOND values are never reached by INTERVAL from DTSTART"
+        raise InvalidSchedule(text, reason, hint="pick values on the INTERVAL's grid") from exc
     first, last = _scan(text, rule, explicit, dtstart, bound, count)
     if first is None:
         reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {bound:%Y-%m-%d}"

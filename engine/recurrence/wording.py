@@ -77,6 +77,14 @@ def long_date(day: date | datetime) -> str:
     return f"{MONTH_NAMES[day.month - 1]} {day.day}, {day.year}"
 
 
+def extra_dates(count: int) -> str:
+    return "plus 1 more date" if count == 1 else f"plus {count} more dates"
+
+
+def except_dates(count: int) -> str:
+    return "except on 1 date" if count == 1 else f"except on {count} dates"
+
+
 def count_phrase(count: int) -> str:
     return "once" if count == 1 else f"for {count} times"
 

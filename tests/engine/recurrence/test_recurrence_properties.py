@@ -24,10 +24,10 @@ def rules(draw: st.DrawFn) -> tuple[str, datetime, timedelta]:
     parts = [f"FREQ={freq}", f"INTERVAL={draw(st.integers(1, 5))}"]
     if draw(st.booleans()):
         parts.append("BYDAY=" + ",".join(draw(st.sets(_byday(freq), min_size=1, max_size=3))))
-    if freq == "YEARLY" and not any("BYDAY=" in p and p[-3] in "0123456789" for p in parts):
-        if draw(st.booleans()):
-            weeks = draw(st.sets(st.integers(1, 53) | st.integers(-53, -1), min_size=1, max_size=3))
-            parts.append("BYWEEKNO=" + ",".join(map(str, sorted(weeks))))
+    numbered = any("BYDAY=" in p and p[-3] in "0123456789" for p in parts)
+    if freq == "YEARLY" and not numbered and draw(st.booleans()):
+        weeks = draw(st.sets(st.integers(1, 53) | st.integers(-53, -1), min_size=1, max_size=3))
+        parts.append("BYWEEKNO=" + ",".join(map(str, sorted(weeks))))
     if freq in ("YEARLY", "HOURLY", "MINUTELY") and draw(st.integers(0, 3)) == 0:
         yeardays = draw(
             st.sets(st.integers(1, 366) | st.integers(-366, -1), min_size=1, max_size=3)
