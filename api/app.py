@@ -29,6 +29,7 @@ from api.routes import (
 from api.schemas.problems import problem_docs
 from api.settings import Settings
 from api.static import mount_ui
+from engine.config import EngineConfig
 
 if TYPE_CHECKING:
     from engine.service import EngineService
@@ -57,3 +58,16 @@ def create_app(
     install_openapi(app)
     mount_ui(app)
     return app
+
+
+def engine_config(settings: Settings) -> EngineConfig:
+    """The engine's knobs from the process settings (the engine never reads the environment)."""
+    return EngineConfig(
+        node_name=settings.node_name,
+        max_concurrency=settings.max_concurrency,
+        lease_s=settings.lease_s,
+        horizon_years=settings.horizon_years,
+        retention_ok_days=settings.retention_ok_days,
+        retention_failed_days=settings.retention_failed_days,
+        allow_private_webhooks=settings.allow_private_webhooks,
+    )

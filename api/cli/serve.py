@@ -5,9 +5,11 @@ from __future__ import annotations
 import click
 import uvicorn
 
-from api.app import create_app
+from api.app import create_app, engine_config
 from api.cli.common import db_option, open_migrated, run_async, settings_from
 from api.demo import ensure_demo_tenant
+from engine.service import EngineService
+from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
 
 
@@ -28,19 +30,21 @@ async def serve(
     try:
         if settings.demo and (issued := await ensure_demo_tenant(db)) is not None:
             click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
-        app = create_app(settings, db)
-        config = uvicorn.Config(
-            app,
-            host=settings.host,
-            port=settings.port,
-            log_level=settings.log_level,
-            lifespan="on",
-        )
-        server = uvicorn.Server(config)
-        click.echo(
-            f"serving {describe_url(settings.database_url)} on "
-            f"http://{settings.host}:{settings.port}/"
-        )
-        await server.serve()
+        async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
+            service = EngineService(db, sandbox, engine_config(settings))
+            app = create_app(settings, db, service)
+            config = uvicorn.Config(
+                app,
+                host=settings.host,
+                port=settings.port,
+                log_level=settings.log_level,
+                lifespan="on",
+            )
+            server = uvicorn.Server(config)
+            click.echo(
+                f"serving {describe_url(settings.database_url)} on "
+                f"http://{settings.host}:{settings.port}/"
+            )
+            await server.serve()
     finally:
         await db.dispose()

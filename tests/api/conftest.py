@@ -7,9 +7,11 @@ so they cannot see each other's objects and a server start (~2 s) is paid twice 
 from __future__ import annotations
 
 import shutil
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 import pytest
@@ -122,3 +124,22 @@ def assert_problem(response: httpx.Response, status: int, type_slug: str | None 
 @pytest.fixture
 def problem() -> Callable[..., dict]:
     return assert_problem
+
+
+@pytest.fixture
+def wait_for() -> Callable[..., Any]:
+    """Poll `probe` until it returns something truthy; fail after `timeout_s`.
+
+    The engine runs actions on its own schedule, so the tests watch for the result over HTTP;
+    the short pause between polls only spares the server, it synchronises nothing.
+    """
+
+    def wait(probe: Callable[[], Any], timeout_s: float = 30.0) -> Any:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if found := probe():
+                return found
+            time.sleep(0.1)
+        raise AssertionError(f"condition not met within {timeout_s} s")
+
+    return wait

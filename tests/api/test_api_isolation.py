@@ -1,0 +1,206 @@
+"""Tenant isolation: another tenant's objects are invisible (404, never 403) and untouchable.
+
+Tenant B owns a rule, a one-off action, a data item and a key. Tenant A's admin key (the most
+powerful a tenant has) tries every tenant-scoped endpoint on them; each answers 404, A's lists
+never show them, and B finds everything exactly as it was.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+SCRIPT = "def main(ctx):\n    ctx.emit('reminder', {'n': 1})\n"
+RULE = {"name": "b-rule", "schedule": "FREQ=DAILY;BYHOUR=9", "code": SCRIPT}
+FUTURE = "2099-01-01T09:00:00+00:00"
+
+
+@dataclass
+class Owned:
+    rule: dict[str, Any]
+    action: dict[str, Any]
+    kv_key: str
+    key_id: str
+
+
+def _own_objects(tenant) -> Owned:
+    rule = tenant.editor.post("/v1/rules", json=RULE)
+    assert rule.status_code == 201, rule.text
+    action = tenant.editor.post(
+        "/v1/actions", json={"run_at": FUTURE, "key": "b-once", "code": SCRIPT}
+    )
+    assert action.status_code == 201, action.text
+    assert tenant.editor.put("/v1/kv/b-secret", json={"value": "b-only"}).status_code == 200
+    key = tenant.admin.post("/v1/keys", json={"role": "viewer", "name": "b-key"})
+    assert key.status_code == 201
+    return Owned(rule.json(), action.json(), "b-secret", key.json()["id"])
+
+
+@pytest.fixture
+def two_tenants(new_tenant):
+    a, b = new_tenant(), new_tenant()
+    return a, b, _own_objects(b)
+
+
+def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]]:
+    rule, action = owned.rule["id"], owned.action["id"]
+    window = {"start": "2026-01-01T00:00:00Z", "end": "2026-01-03T00:00:00Z"}
+    return [
+        ("GET", f"/v1/rules/{rule}", None),
+        ("PATCH", f"/v1/rules/{rule}", {"name": "stolen"}),
+        ("DELETE", f"/v1/rules/{rule}", None),
+        ("POST", f"/v1/rules/{rule}/pause", None),
+        ("POST", f"/v1/rules/{rule}/resume", None),
+        ("POST", f"/v1/rules/{rule}/trigger", None),
+        ("POST", f"/v1/rules/{rule}/backfill", window),
+        ("GET", f"/v1/rules/{rule}/timeline", None),
+        ("GET", f"/v1/rules/{rule}/stats", None),
+        ("POST", f"/v1/rules/{rule}/preview", {"schedule": "FREQ=HOURLY"}),
+        ("POST", "/v1/actions", {"run_at": FUTURE, "rule_id": rule}),
+        ("GET", f"/v1/actions/{action}", None),
+        ("POST", f"/v1/actions/{action}/cancel", None),
+        ("POST", f"/v1/actions/{action}/retry", None),
+        ("GET", f"/v1/kv/{owned.kv_key}", None),
+        ("DELETE", f"/v1/kv/{owned.kv_key}", None),
+        ("DELETE", f"/v1/keys/{owned.key_id}", None),
+    ]
+
+
+def _masked(body: dict[str, Any], owned: Owned) -> dict[str, Any]:
+    text = json.dumps(body)
+    for value in (owned.rule["id"], str(owned.action["id"]), owned.kv_key, owned.key_id):
+        text = text.replace(value, "ID")
+    return json.loads(text)
+
+
+def test_other_tenants_objects_are_404_and_untouched(two_tenants, problem) -> None:
+    a, b, owned = two_tenants
+    missing = Owned({"id": "r_0000000000000000"}, {"id": 2**62}, "no-such-item", "k_00000000")
+    pairs = zip(_cross_requests(owned), _cross_requests(missing), strict=True)
+    for (method, path, body), (_, missing_path, missing_body) in pairs:
+        theirs = problem(a.admin.request(method, path, json=body), 404, "not-found")
+        absent = problem(a.admin.request(method, missing_path, json=missing_body), 404)
+        # No existence leak: B's object answers exactly like an id that does not exist.
+        assert _masked(theirs, owned) == _masked(absent, missing), (method, path)
+    rule = b.viewer.get(f"/v1/rules/{owned.rule['id']}").json()
+    assert rule["name"] == "b-rule" and rule["version"] == owned.rule["version"]
+    assert rule["enabled"] is True
+    assert b.viewer.get(f"/v1/actions/{owned.action['id']}").json()["status"] == "pending"
+    assert b.viewer.get("/v1/kv/b-secret").json()["value"] == "b-only"
+    keys = b.admin.get("/v1/keys").json()["items"]
+    assert next(k for k in keys if k["id"] == owned.key_id)["revoked_at"] is None
+
+
+def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
+    a, _b, owned = two_tenants
+    assert a.editor.put("/v1/kv/a-item", json={"value": 1}).status_code == 200
+    rule_filter = {"rule_id": owned.rule["id"]}
+    for path, params in [
+        ("/v1/rules", {}),
+        ("/v1/actions", {}),
+        ("/v1/actions", rule_filter),
+        ("/v1/runs", {}),
+        ("/v1/runs", rule_filter),
+        ("/v1/events", {}),
+        ("/v1/kv", {}),
+        ("/v1/keys", {}),
+    ]:
+        answer = a.admin.get(path, params=params)
+        assert answer.status_code == 200, (path, answer.text)
+        text = answer.text
+        assert owned.rule["id"] not in text and "b-secret" not in text and owned.key_id not in text
+        ids = [item.get("id") for item in answer.json()["items"]]
+        assert owned.action["id"] not in ids or path not in ("/v1/actions",)
+    assert [i["key"] for i in a.viewer.get("/v1/kv").json()["items"]] == ["a-item"]
+    assert a.viewer.get("/v1/actions").json()["items"] == []
+
+
+def test_kv_put_with_the_same_key_writes_only_the_callers_data(two_tenants) -> None:
+    a, b, _owned = two_tenants
+    assert a.editor.put("/v1/kv/b-secret", json={"value": "a-value"}).status_code == 200
+    assert b.viewer.get("/v1/kv/b-secret").json()["value"] == "b-only"
+    assert a.viewer.get("/v1/kv/b-secret").json()["value"] == "a-value"
+
+
+def test_idempotency_keys_are_per_tenant(two_tenants) -> None:
+    a, b, owned = two_tenants
+    mine = a.editor.post("/v1/actions", json={"run_at": FUTURE, "key": "b-once", "code": SCRIPT})
+    assert mine.status_code == 201 and mine.json()["id"] != owned.action["id"]
+    assert b.viewer.get(f"/v1/actions/{owned.action['id']}").json()["key"] == "b-once"
+
+
+def _writes(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]]:
+    rule, action = owned.rule["id"], owned.action["id"]
+    return [
+        ("POST", "/v1/rules", RULE),
+        ("PATCH", f"/v1/rules/{rule}", {"name": "renamed"}),
+        ("POST", f"/v1/rules/{rule}/pause", None),
+        ("POST", f"/v1/rules/{rule}/trigger", None),
+        ("POST", "/v1/rules/validate", RULE),
+        ("POST", "/v1/actions", {"run_at": FUTURE, "code": SCRIPT}),
+        ("POST", f"/v1/actions/{action}/cancel", None),
+        ("PUT", "/v1/kv/new", {"value": 1}),
+        ("DELETE", f"/v1/kv/{owned.kv_key}", None),
+        ("DELETE", f"/v1/rules/{rule}", None),
+    ]
+
+
+ADMIN_ONLY = [
+    ("POST", "/v1/keys", {"role": "admin"}),
+    ("GET", "/v1/keys", None),
+    ("PUT", "/v1/webhook", {"url": "https://example.com/hook"}),
+    ("POST", "/v1/webhook/secret", None),
+]
+
+
+def test_viewer_cannot_write_and_editor_cannot_administer(new_tenant, problem) -> None:
+    b = new_tenant()
+    owned = _own_objects(b)
+    for method, path, body in _writes(owned) + ADMIN_ONLY:
+        problem(b.viewer.request(method, path, json=body), 403, "forbidden")
+    for method, path, body in ADMIN_ONLY:
+        problem(b.editor.request(method, path, json=body), 403, "forbidden")
+    problem(b.viewer.delete(f"/v1/keys/{owned.key_id}"), 403, "forbidden")
+    rule = b.viewer.get(f"/v1/rules/{owned.rule['id']}").json()
+    assert rule["version"] == owned.rule["version"] and rule["enabled"] is True
+    assert [i["key"] for i in b.viewer.get("/v1/kv").json()["items"]] == ["b-secret"]
+    assert len(b.viewer.get("/v1/rules").json()["items"]) == 1
+    assert b.viewer.get(f"/v1/actions/{owned.action['id']}").json()["status"] == "pending"
+    assert b.viewer.get("/v1/webhook").json()["url"] is None
+
+
+def test_revoked_key_is_401_everywhere(new_tenant, server, problem) -> None:
+    t = new_tenant()
+    keys = t.admin.get("/v1/keys").json()["items"]
+    editor_id = next(k["id"] for k in keys if k["name"] == "editor")
+    assert t.admin.delete(f"/v1/keys/{editor_id}").status_code == 200
+    for method, path, body in [
+        ("GET", "/v1/tenant", None),
+        ("GET", "/v1/rules", None),
+        ("POST", "/v1/rules", RULE),
+        ("PUT", "/v1/kv/x", {"value": 1}),
+    ]:
+        problem(t.editor.request(method, path, json=body), 401, "unauthorized")
+    assert t.viewer.get("/v1/rules").json()["items"] == []
+
+
+def test_tenant_key_cannot_use_operator_routes(new_tenant, problem) -> None:
+    t = new_tenant()
+    for method, path in [
+        ("GET", "/v1/admin/tenants"),
+        ("POST", f"/v1/admin/tenants/{t.id}/suspend"),
+    ]:
+        problem(t.admin.request(method, path), 401, "unauthorized")
+    assert t.viewer.get("/v1/tenant").json()["status"] == "active"
+
+
+def test_unauthenticated_requests_never_reach_data(
+    http: httpx.Client, two_tenants, problem
+) -> None:
+    _, _, owned = two_tenants
+    problem(http.get(f"/v1/rules/{owned.rule['id']}"), 401)
+    problem(http.get("/v1/kv/b-secret"), 401)
