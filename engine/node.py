@@ -1,21 +1,169 @@
-"""This process's share of the engine: the loops `EngineService.start` runs."""
+"""This process's share of the engine: the dispatcher, tenant loops, runs, and the
+housekeeping loops (sweeper, leases, delivery, retention).
+
+The dispatcher keeps no per-tenant timers: it asks the database for the earliest pending
+actions of tenants without a loop, starts a loop for each tenant with work due, and sleeps
+until the next due time (capped, woken at once by a change made in this process). A tenant's
+loop exits when it has nothing due soon, so idle tenants cost nothing.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from collections.abc import Coroutine
+from datetime import timedelta
+from typing import Any
+
+from engine import metrics
+from engine.completer import Completer
 from engine.deps import Deps
+from engine.runner import Claimed, RunEnv, execute
+from engine.store import nodes
+from engine.tenant_loop import tenant_loop
+from engine.tenant_state import TenantState
+from tenants.errors import NotFound
+from tenants.quotas import load_profile
+from tenants.usage import get_usage
+
+log = logging.getLogger("cadenza.engine")
+#: Rows the dispatcher reads per look at the queue.
+DISPATCH_ROWS = 64
 
 
 class Node:
-    """Placeholder until the loop lands: accepts wake-ups, runs nothing."""
-
     def __init__(self, deps: Deps) -> None:
-        self._deps = deps
+        self.deps = deps
+        self._env = RunEnv(deps.sandbox, deps.db, deps.clock, deps.config.node_name)
+        self._slots = asyncio.Semaphore(deps.config.max_concurrency)
+        self._completer = Completer(deps.db, deps.config.batch_size)
+        self._tenants: dict[str, TenantState] = {}
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._services: list[asyncio.Task[Any]] = []
 
     def wake(self, tenant_id: str) -> None:
-        """A tenant's rules or actions changed."""
+        """A tenant's rules or actions changed: look again now."""
+        state = self._tenants.get(tenant_id)
+        if state is not None and state.loop_task is not None:
+            state.wake.set()
+        self._wake.set()
 
     async def start(self) -> None:
-        """Start the loops."""
+        from engine.housekeeping import housekeeping_loops
+
+        self._services = [asyncio.create_task(self._dispatch(), name="cadenza-dispatcher")]
+        self._services.append(asyncio.create_task(self._completer.run(), name="cadenza-completer"))
+        self._services += [asyncio.create_task(c) for c in housekeeping_loops(self)]
 
     async def stop(self) -> None:
-        """Stop the loops."""
+        for task in [*self._services, *self._tasks]:
+            task.cancel()
+        for task in [*self._services, *self._tasks]:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._services.clear()
+        async with self.deps.db.begin() as conn:
+            await nodes.release(conn, self.deps.config.node_name)
+        metrics.ACTIVE_TENANTS.set(0)
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
+        task = asyncio.create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _dispatch(self) -> None:
+        config = self.deps.config
+        while True:
+            self._wake.clear()
+            now = self.deps.clock.now()
+            active = [t for t, s in self._tenants.items() if s.loop_task is not None]
+            async with self.deps.db.connect() as conn:
+                rows = await nodes.upcoming(
+                    conn,
+                    config.node_name,
+                    now,
+                    active,
+                    DISPATCH_ROWS,
+                    use_leases=config.use_tenant_leases,
+                )
+            due = [t for t, at in rows if at <= now]
+            started = [await self._activate(t) for t in dict.fromkeys(due)]
+            if any(started) and len(due) == len(rows) == DISPATCH_ROWS:
+                continue
+            next_at = rows[len(due)][1] if len(rows) > len(due) else None
+            await self.deps.clock.sleep_until(next_at, self._wake, config.wake_cap_s)
+
+    async def _activate(self, tenant_id: str) -> bool:
+        """Start the tenant's loop, if this node holds (or can take) its lease."""
+        state = self._tenants.get(tenant_id) or await self._load_state(tenant_id)
+        if state is None or state.loop_task is not None:
+            return False
+        state.loop_task = self._spawn(self._run_tenant(state), f"cadenza-tenant-{tenant_id}")
+        metrics.ACTIVE_TENANTS.inc()
+        return True
+
+    async def _load_state(self, tenant_id: str) -> TenantState | None:
+        config, now = self.deps.config, self.deps.clock.now()
+        async with self.deps.db.begin() as conn:
+            if config.use_tenant_leases:
+                until = now + timedelta(seconds=config.lease_s)
+                if not await nodes.acquire_lease(conn, tenant_id, config.node_name, now, until):
+                    return None
+            try:
+                profile = await load_profile(conn, tenant_id)
+            except NotFound:
+                return None
+            usage = await get_usage(conn, tenant_id, now.date())
+        state = TenantState(profile, now.date(), usage)
+        self._tenants[tenant_id] = state
+        return state
+
+    async def _run_tenant(self, state: TenantState) -> None:
+        try:
+            await tenant_loop(self, state)
+        except Exception:
+            log.exception("tenant loop of %s failed; it restarts when work is due", state.tenant_id)
+        finally:
+            state.loop_task = None
+            metrics.ACTIVE_TENANTS.dec()
+            self._forget_if_idle(state)
+            self._wake.set()
+
+    def _forget_if_idle(self, state: TenantState) -> None:
+        if state.is_idle and self._tenants.get(state.tenant_id) is state:
+            del self._tenants[state.tenant_id]
+
+    def start_run(self, state: TenantState, claimed: Claimed) -> None:
+        state.in_flight[claimed.action["id"]] = claimed
+        metrics.IN_FLIGHT.inc()
+        self._spawn(self._run(state, claimed), f"cadenza-run-{claimed.action['id']}")
+
+    async def _run(self, state: TenantState, claimed: Claimed) -> None:
+        try:
+            async with state.slots, self._slots:
+                completion = await execute(self._env, claimed, state.profile)
+            _observe(completion.run)
+            committed = await self._completer.submit(completion)
+            if committed:
+                state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
+        except Exception:
+            log.exception(
+                "run of action %s was not recorded; its lease will expire", claimed.action["id"]
+            )
+        finally:
+            del state.in_flight[claimed.action["id"]]
+            metrics.IN_FLIGHT.dec()
+            state.deferred.discard(claimed.action["rule_id"])
+            state.wake.set()
+            if state.loop_task is None:
+                self._forget_if_idle(state)
+                self._wake.set()
+
+
+def _observe(run: dict[str, Any]) -> None:
+    metrics.RUNS.labels(outcome=run["outcome"], runtime=run["runtime"]).inc()
+    metrics.LATENESS.observe(run["lateness_ms"] / 1000)
+    metrics.SANDBOX_DURATION.labels(runtime=run["runtime"]).observe(run["duration_ms"] / 1000)

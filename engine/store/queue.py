@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from engine.occurrences import next_occurrence, occurrence_row, rule_schedule
 from engine.store.tables import actions, rules
 
-#: Rule columns the loop needs next to each due action, read as `rule_<name>`.
+#: Rule columns the loop needs next to each due action, read as `r_<name>`.
 RULE_COLUMNS = (
     "name", "schedule", "timezone", "dst_gap", "dst_repeat", "runtime", "code", "params",
     "enabled", "version", "misfire_policy", "misfire_grace_s", "overlap_policy", "backoff_s",
@@ -28,7 +28,7 @@ RULE_COLUMNS = (
 
 
 def _due_query(tenant_id: str, exclude_rule_ids: Iterable[str]) -> Any:
-    query = select(actions, *(rules.c[name].label(f"rule_{name}") for name in RULE_COLUMNS))
+    query = select(actions, *(rules.c[name].label(f"r_{name}") for name in RULE_COLUMNS))
     query = query.select_from(actions.outerjoin(rules, rules.c.id == actions.c.rule_id))
     query = query.where(actions.c.tenant_id == tenant_id, actions.c.status == "pending")
     excluded = list(exclude_rule_ids)

@@ -1,0 +1,51 @@
+"""One task that commits finished runs in batches: whatever finished while the previous batch
+was being written goes into the next transaction (a lone run is committed at once)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine import metrics
+from engine.completion import Completion, commit_batch
+
+log = logging.getLogger("cadenza.engine")
+
+
+class Completer:
+    def __init__(self, db: AsyncEngine, batch_size: int) -> None:
+        self._db = db
+        self._batch_size = batch_size
+        self._queue: asyncio.Queue[tuple[Completion, asyncio.Future[bool]]] = asyncio.Queue()
+
+    def submit(self, completion: Completion) -> asyncio.Future[bool]:
+        """Queue a completion; the future says whether its effects were committed."""
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait((completion, future))
+        return future
+
+    async def run(self) -> None:
+        while True:
+            batch = [await self._queue.get()]
+            while len(batch) < self._batch_size and not self._queue.empty():
+                batch.append(self._queue.get_nowait())
+            await self._commit(batch)
+
+    async def _commit(self, batch: list[tuple[Completion, asyncio.Future[bool]]]) -> None:
+        try:
+            async with self._db.begin() as conn:
+                held = await commit_batch(conn, [c for c, _ in batch])
+        except Exception as exc:  # the database failed: the claims expire and are retried
+            log.exception("could not record %d runs; their leases will expire", len(batch))
+            for _, future in batch:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for completion, future in batch:
+            committed = completion.action_id in held
+            if not committed:
+                metrics.CLAIMS_LOST.inc()
+            if not future.done():
+                future.set_result(committed)

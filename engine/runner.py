@@ -1,0 +1,180 @@
+"""Running one claimed action in the sandbox and turning what happened into a `Completion`.
+
+A failing script is data: every outcome becomes a run row; a failure is retried with backoff
+(never shifting the rule's timeline) until its attempts are spent, then the action fails and a
+`run.failed` event is emitted.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine.clock import Clock
+from engine.completion import Completion
+from engine.host import BufferedHost
+from engine.occurrences import occurrence_id
+from engine.policies import retry_delay
+from sandbox import Limits, Outcome, OutcomeStatus, Sandbox, SandboxError, ScriptContext
+from tenants.quotas import TenantProfile
+
+log = logging.getLogger("cadenza.engine")
+MIB = 1024 * 1024
+#: Defaults for a one-off action that carries its own script.
+ONE_OFF_BACKOFF_S = 10.0
+ONE_OFF_BACKOFF_MAX_S = 600.0
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """An action this node claimed: the row as read before the claim, and the claim's version."""
+
+    action: Mapping[str, Any]
+    version: int
+    claimed_at: datetime
+
+    @property
+    def attempt(self) -> int:
+        return int(self.action["attempt"]) + 1
+
+
+def _pick(action: Mapping[str, Any], name: str) -> Any:
+    own = action[name]
+    return own if own is not None else action[f"r_{name}"]
+
+
+def limits_for(action: Mapping[str, Any], profile: TenantProfile) -> Limits:
+    """The rule's (or one-off's) limits, capped by the tenant's quota."""
+    timeout_ms = min(_pick(action, "timeout_ms") or 5000, profile.quotas.max_timeout_ms)
+    memory_mb = min(_pick(action, "memory_mb") or 128, profile.quotas.max_memory_mb)
+    return Limits(timeout_s=timeout_ms / 1000, memory_bytes=memory_mb * MIB)
+
+
+def context_for(claimed: Claimed) -> ScriptContext:
+    a = claimed.action
+    params = dict(a["r_params"] or {}) | dict(a["params"] or {})
+    return ScriptContext(
+        tenant_id=a["tenant_id"],
+        rule_id=a["rule_id"],
+        rule_name=a["r_name"],
+        scheduled_at=a["scheduled_at"],
+        attempt=claimed.attempt,
+        params=params,
+        occurrence_id=occurrence_id(a["rule_id"], a["id"], a["scheduled_at"]),
+    )
+
+
+@dataclass(frozen=True)
+class RunEnv:
+    """What running needs besides the action."""
+
+    sandbox: Sandbox
+    db: AsyncEngine
+    clock: Clock
+    node: str
+
+
+async def execute(env: RunEnv, claimed: Claimed, profile: TenantProfile) -> Completion:
+    """Run the action once; never raises for anything the script does."""
+    action = claimed.action
+    runtime = str(_pick(action, "runtime"))
+    host = BufferedHost(env.db, action["tenant_id"])
+    sandbox, clock, node = env.sandbox, env.clock, env.node
+    started_at = clock.now()
+    try:
+        outcome = await sandbox.runtime(runtime).run(
+            _pick(action, "code"), context_for(claimed), limits_for(action, profile), host
+        )
+    except SandboxError as exc:
+        log.error("sandbox failed on action %s: %s", action["id"], exc)
+        outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
+    finished_at = clock.now()
+    return _completion(claimed, runtime, node, outcome, host, started_at, finished_at, profile)
+
+
+def _completion(
+    claimed: Claimed,
+    runtime: str,
+    node: str,
+    outcome: Outcome,
+    host: BufferedHost,
+    started_at: datetime,
+    finished_at: datetime,
+    profile: TenantProfile,
+) -> Completion:
+    action = claimed.action
+    ok = outcome.status is OutcomeStatus.OK
+    status, reason, due_at = "succeeded", None, action["due_at"]
+    if not ok and claimed.attempt < action["max_attempts"]:
+        backoff_s = action["r_backoff_s"] or ONE_OFF_BACKOFF_S
+        cap_s = action["r_backoff_max_s"] or ONE_OFF_BACKOFF_MAX_S
+        status, due_at = "pending", finished_at + retry_delay(claimed.attempt, backoff_s, cap_s)
+    elif not ok:
+        status, reason = "failed", "attempts"
+    events = [(e.type, e.payload, "script") for e in outcome.events] if ok else []
+    if status == "failed":
+        events.append(("run.failed", _failure(claimed, outcome), "engine"))
+    return Completion(
+        action=action,
+        claim_version=claimed.version,
+        status=status,
+        reason=reason,
+        due_at=due_at,
+        run=_run_row(claimed, runtime, node, outcome, started_at, finished_at),
+        writes=host.writes if ok else {},
+        events=events,
+        has_webhook=profile.webhook_url is not None,
+        cpu_ms=int((outcome.cpu_s or 0) * 1000),
+    )
+
+
+def _failure(claimed: Claimed, outcome: Outcome) -> dict[str, Any]:
+    a = claimed.action
+    return {
+        "action_id": a["id"],
+        "rule_id": a["rule_id"],
+        "scheduled_at": a["scheduled_at"].isoformat(),
+        "attempts": claimed.attempt,
+        "outcome": str(outcome.status),
+        "error": outcome.error,
+    }
+
+
+def _run_row(
+    claimed: Claimed,
+    runtime: str,
+    node: str,
+    outcome: Outcome,
+    started_at: datetime,
+    finished_at: datetime,
+) -> dict[str, Any]:
+    a = claimed.action
+    return {
+        "tenant_id": a["tenant_id"],
+        "action_id": a["id"],
+        "rule_id": a["rule_id"],
+        "attempt": claimed.attempt,
+        "node": node,
+        "pid": outcome.pid,
+        "runtime": runtime,
+        "planned_at": a["due_at"],
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "outcome": str(outcome.status),
+        "result": outcome.result,
+        "error": outcome.error,
+        "error_line": outcome.error_line,
+        "stdout": outcome.stdout,
+        "stderr": outcome.stderr,
+        "output_truncated": outcome.output_truncated,
+        "duration_ms": outcome.duration_s * 1000,
+        "cpu_ms": None if outcome.cpu_s is None else outcome.cpu_s * 1000,
+        "peak_memory_bytes": outcome.peak_memory_bytes,
+        "fuel": outcome.fuel,
+        "lateness_ms": max(0.0, (started_at - a["due_at"]).total_seconds() * 1000),
+    }

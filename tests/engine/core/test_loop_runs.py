@@ -1,0 +1,90 @@
+"""The loop on a controllable clock: runs on time, chains from the scheduled time, retries,
+records every attempt, commits effects once."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+from waiting import eventually
+
+from engine.clock import ManualClock
+from engine.records import ActionStatus, RuleSpec
+from engine.service import EngineService
+from engine.store.tables import events
+from tenants.kv import get_item
+
+COUNTER = """
+def main(ctx):
+    n = ctx.kv.get("count", 0) + 1
+    ctx.kv.set("count", n)
+    ctx.emit("counted", {"n": n, "occurrence": ctx.occurrence_id})
+    return n
+"""
+FAILING = "def main(ctx):\n    raise ValueError('boom')\n"
+
+
+async def _kv(db: AsyncEngine, tenant_id: str, key: str) -> object:
+    async with db.connect() as conn:
+        item = await get_item(conn, tenant_id, key)
+    return None if item is None else item.value
+
+
+async def test_rule_runs_at_due_time_and_chains_the_next(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    rule = await service.create_rule(
+        tenant_id, RuleSpec(name="c", schedule="* * * * *", code=COUNTER)
+    )
+    await service.start()
+    first_due = rule.next_run_at
+    assert first_due is not None
+    clock.set(first_due)
+
+    async def one_run() -> object:
+        return (await service.list_runs(tenant_id, rule_id=rule.id)).items
+
+    runs = await eventually(one_run)
+    assert runs[0].outcome == "ok" and runs[0].result == 1 and runs[0].committed
+    assert await _kv(db, tenant_id, "count") == 1
+    actions = (await service.list_actions(tenant_id, rule_id=rule.id)).items
+    assert [(a.status, a.scheduled_at) for a in actions] == [
+        (ActionStatus.PENDING, first_due + timedelta(minutes=1)),
+        (ActionStatus.SUCCEEDED, first_due),
+    ]
+    async with db.connect() as conn:
+        stored = (await conn.execute(select(events.c.type, events.c.payload))).all()
+    assert [(t, p["n"]) for t, p in stored] == [("counted", 1)]
+
+
+async def test_failing_script_is_retried_then_fails_with_event(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    spec = RuleSpec(
+        name="f", schedule="* * * * *", code=FAILING, max_attempts=2, backoff_s=1, backoff_max_s=1
+    )
+    rule = await service.create_rule(tenant_id, spec)
+    await service.start()
+    clock.set(rule.next_run_at)  # type: ignore[arg-type]
+
+    async def runs_of_rule(n: int) -> object:
+        found = (await service.list_runs(tenant_id, rule_id=rule.id)).items
+        return found if len(found) >= n else None
+
+    first = await eventually(lambda: runs_of_rule(1))
+    assert first[0].outcome == "error" and "boom" in (first[0].error or "")
+    clock.advance(timedelta(seconds=2))  # past the retry's backoff, before the next occurrence
+    both = await eventually(lambda: runs_of_rule(2))
+    assert sorted(r.attempt for r in both) == [1, 2]
+    assert len({r.action_id for r in both}) == 1
+    failed = (await service.list_actions(tenant_id, status="failed")).items
+    assert len(failed) == 1 and failed[0].attempt == 2
+
+    async def failure_event() -> object:
+        async with db.connect() as conn:
+            return (
+                await conn.execute(select(events.c.type).where(events.c.type == "run.failed"))
+            ).all()
+
+    assert len(await eventually(failure_event)) == 1
