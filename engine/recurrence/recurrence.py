@@ -5,7 +5,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time
 
 from dateutil import rrule as du
 
@@ -16,8 +16,12 @@ from engine.recurrence.rfc5545 import DateValue, RuleBlock
 from engine.recurrence.schedule import Description
 from engine.recurrence.series import Occurrence, occurrences_after
 from engine.recurrence.wall_rule import EndsBy, WallRule, build_wall_rule, min_gap_s
-from engine.recurrence.wording import WARN_DST_SKIP, WARN_MISSING_DAY
+from engine.recurrence.wording import WARN_DST_SKIP, WARN_MISSING_DAY, ordinal
 from engine.recurrence.zones import GapMode, WallMapping, load_zone, to_wall
+
+
+#: Month lengths in a common year (a 29th of February is missing three years in four).
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 @dataclass(frozen=True)
@@ -61,9 +65,8 @@ class Recurrence:
         return describe_recurrence(self)
 
     def warnings(self) -> list[str]:
-        days = {day for rule in self.rules for day in rule.kwargs.get("bymonthday") or ()}
-        missing = [day for day in (29, 30, 31) if day in days]
-        warnings = [WARN_MISSING_DAY.format(day=missing[0])] if missing else []
+        warnings = [_missing_day_warning(rule) for rule in self.rules]
+        warnings = [warning for warning in warnings if warning]
         if self.mapping.gap is GapMode.SKIP:
             warnings.append(WARN_DST_SKIP)
         return warnings
@@ -95,7 +98,7 @@ def build_recurrence(
                 hint="use FREQ=MINUTELY or coarser",
             )
         kwargs = _anchored_defaults(line.kwargs) if anchored else line.kwargs
-        until = _wall(line.until, zone_name) if line.until else None
+        until = _until_wall(line.until, zone_name) if line.until else None
         rules.append(build_wall_rule(text, kwargs, dtstart, until, cap))
     rdates = tuple(sorted({_wall(value, zone_name, dtstart) for value in block.rdates}))
     exdates = frozenset(_wall(value, zone_name, dtstart) for value in block.exdates)
@@ -103,6 +106,17 @@ def build_recurrence(
     recurrence = Recurrence(tuple(rules), rdates, exdates, mapping, zone_name, texts)
     _check_gap(text, recurrence, limits)
     return recurrence
+
+
+def _missing_day_warning(rule: WallRule) -> str | None:
+    """'skips months without a 31st day' when a day of month does not exist in some month."""
+    if rule.kwargs["freq"] == du.YEARLY and not rule.kwargs.get("bymonth"):
+        return None
+    day = max(rule.kwargs.get("bymonthday") or (0,))
+    months = rule.kwargs.get("bymonth") or range(1, 13)
+    if day >= 29 and any(day > _MONTH_DAYS[month - 1] for month in months):
+        return WARN_MISSING_DAY.format(day=ordinal(day))
+    return None
 
 
 def _check_gap(text: str, recurrence: Recurrence, limits: ScheduleLimits) -> None:
@@ -119,6 +133,12 @@ def _anchored_defaults(kwargs: dict[str, object]) -> dict[str, object]:
     if out.get("byhour") and "byminute" not in out and out["freq"] < du.MINUTELY:  # type: ignore[operator]
         out["byminute"] = (0,)
     return out
+
+
+def _until_wall(value: DateValue, zone_name: str) -> datetime:
+    """UNTIL as a wall time; a DATE UNTIL includes its whole day."""
+    wall = _wall(value, zone_name)
+    return datetime.combine(wall.date(), time(23, 59, 59)) if value.is_date else wall
 
 
 def _wall(value: DateValue, zone_name: str, dtstart: datetime | None = None) -> datetime:

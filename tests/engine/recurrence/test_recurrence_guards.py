@@ -7,7 +7,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.recurrence import DstGap, DstRepeat, InvalidSchedule, parse_schedule, preview
+from engine.recurrence import (
+    DstGap,
+    DstRepeat,
+    InvalidSchedule,
+    RangeTooLarge,
+    ScheduleError,
+    ScheduleLimits,
+    parse_schedule,
+    preview,
+)
 
 _ANCHOR = datetime(2026, 1, 1, 12, tzinfo=UTC)
 
@@ -196,3 +205,76 @@ def test_unbounded_rule_shows_its_cap() -> None:
     assert result.ends == datetime(2036, 1, 1, 12, tzinfo=UTC)
     assert (result.ends_by, result.finite) == ("cap", False)
     assert any("horizon cap" in warning for warning in result.warnings)
+
+
+def test_missing_day_warning_names_the_day() -> None:
+    schedule = parse_schedule("FREQ=MONTHLY;BYMONTHDAY=31", "UTC", anchor=_ANCHOR)
+    assert "skips months without a 31st day" in preview(schedule, _ANCHOR, 3).warnings
+
+
+def test_count_beyond_horizon_is_capped_visibly() -> None:
+    schedule = parse_schedule("FREQ=YEARLY;COUNT=50", "UTC", anchor=_ANCHOR)
+    result = preview(schedule, _ANCHOR, 50)
+    assert len(result.occurrences) == 10
+    assert result.ends_by == "cap"
+
+
+def test_date_until_includes_its_day() -> None:
+    schedule = parse_schedule("FREQ=DAILY;BYHOUR=9;UNTIL=20260103", "UTC", anchor=_ANCHOR)
+    got = preview(schedule, _ANCHOR, 5).occurrences
+    assert [at.day for at in got] == [2, 3]
+    assert (preview(schedule, _ANCHOR).finite, preview(schedule, _ANCHOR).ends_by) == (
+        True,
+        "until",
+    )
+
+
+def test_tenant_limits_apply() -> None:
+    strict = ScheduleLimits(min_interval_s=3600)
+    with pytest.raises(InvalidSchedule, match="below the minimum of 3600 s"):
+        parse_schedule("every 30m", "UTC", anchor=_ANCHOR, limits=strict)
+    with pytest.raises(InvalidSchedule, match="1800 s apart"):
+        parse_schedule("*/30 * * * *", "UTC", anchor=_ANCHOR, limits=strict)
+    relaxed = ScheduleLimits(min_interval_s=1, allow_secondly=True)
+    secondly = parse_schedule("FREQ=SECONDLY;INTERVAL=10", "UTC", anchor=_ANCHOR, limits=relaxed)
+    assert secondly.next_after(_ANCHOR) == datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
+    short = ScheduleLimits(horizon_years=1)
+    capped = parse_schedule("FREQ=DAILY", "UTC", anchor=_ANCHOR, limits=short)
+    assert capped.source.ends == datetime(2027, 1, 1, 12, tzinfo=UTC)
+
+
+def test_between_is_bounded() -> None:
+    schedule = parse_schedule("FREQ=MINUTELY", "UTC", anchor=_ANCHOR)
+    assert len(schedule.between(_ANCHOR, datetime(2026, 1, 1, 13, tzinfo=UTC))) == 60
+    with pytest.raises(RangeTooLarge):
+        schedule.between(_ANCHOR, datetime(2026, 2, 1, tzinfo=UTC))
+
+
+def test_naive_instant_is_refused() -> None:
+    schedule = parse_schedule("FREQ=DAILY", "UTC", anchor=_ANCHOR)
+    with pytest.raises(ScheduleError, match="no time zone"):
+        schedule.next_after(datetime(2026, 1, 1))
+
+
+CRON_DAYS = [
+    # (id, expression, expected dates in January 2026) — Vixie: OR when both restricted
+    ("dom-or-dow", "0 9 13 * FRI", [2, 9, 13, 16, 23, 30]),
+    ("star-step-dom-means-and", "0 9 */2 * FRI", [9, 23]),
+    ("star-dow-means-dom-only", "0 9 13 * *", [13]),
+    ("dow-step-means-and", "0 9 1-10 * */3", [3, 4, 7, 10]),  # Sun/Wed/Sat among 1..10
+]
+
+
+@pytest.mark.parametrize(
+    ("expression", "days"), [c[1:] for c in CRON_DAYS], ids=[c[0] for c in CRON_DAYS]
+)
+def test_cron_day_fields_follow_vixie(expression: str, days: list[int]) -> None:
+    schedule = parse_schedule(expression, "UTC", anchor=datetime(2026, 1, 1, tzinfo=UTC))
+    got = schedule.between(datetime(2026, 1, 1, tzinfo=UTC), datetime(2026, 2, 1, tzinfo=UTC))
+    assert [at.day for at in got] == days
+
+
+def test_english_that_is_not_understood_suggests_rrule() -> None:
+    with pytest.raises(InvalidSchedule, match="not understood.*FREQ=WEEKLY") as caught:
+        parse_schedule("every weekday at 9am except holidays", "UTC", anchor=_ANCHOR)
+    assert caught.value.position == len("every weekday at 9am ")
