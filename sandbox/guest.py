@@ -108,6 +108,11 @@ class GuestRun:
         if self.stop is not None:
             return self.stop
         code = exc.trap_code if isinstance(exc, wasmtime.Trap) else None
+        limit_bytes = self.limits.memory_bytes
+        if memory_bytes >= limit_bytes - max(WASM_PAGE_BYTES, limit_bytes // 10):
+            # the guest used up its memory; whatever it did next (trap, spin) follows from that
+            limit = self.limits.memory_bytes
+            return OutcomeStatus.MEMORY, f"ran out of memory (limit {limit} bytes)"
         if code is wasmtime.TrapCode.INTERRUPT:
             return OutcomeStatus.TIMEOUT, self.timeout_message()
         if code is wasmtime.TrapCode.OUT_OF_FUEL:
@@ -115,12 +120,21 @@ class GuestRun:
                 OutcomeStatus.TIMEOUT,
                 f"used all of its fuel (the CPU limit of {describe_seconds(self.limits.effective_cpu_s)})",
             )
-        if memory_bytes + WASM_PAGE_BYTES > self.limits.memory_bytes:
+        limit_bytes = self.limits.memory_bytes
+        if memory_bytes >= limit_bytes - max(WASM_PAGE_BYTES, limit_bytes // 10):
             return (
                 OutcomeStatus.MEMORY,
                 f"ran out of memory (limit {self.limits.memory_bytes} bytes)",
             )
         if code is wasmtime.TrapCode.STACK_OVERFLOW:
             return OutcomeStatus.ERROR, "stack overflow (recursion too deep)"
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        return OutcomeStatus.ERROR, f"trapped: {message}"[:2000]
+        return OutcomeStatus.ERROR, f"trapped: {_trap_message(exc)}"[:2000]
+
+
+def _trap_message(exc: Exception) -> str:
+    """The cause of a wasmtime error, without its backtrace."""
+    text = str(exc).strip()
+    if "Caused by:" in text:
+        text = text.split("Caused by:", 1)[1].strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines else type(exc).__name__

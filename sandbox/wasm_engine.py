@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib.metadata
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -71,7 +72,9 @@ class WasmEngine:
 
     @staticmethod
     def deadline_ticks(timeout_s: float) -> int:
-        return max(1, round(max(timeout_s, 0.0) / TICK_S))
+        """Ticks until `timeout_s` from now: rounded up, plus one for the tick in progress,
+        so a guest is never stopped early (and at most ~2 ticks late)."""
+        return math.ceil(max(timeout_s, 0.0) / TICK_S) + 1
 
     def module_key(self, wasm: bytes) -> str:
         return content_key("wasm-module", self.version, _CONFIG_FINGERPRINT, wasm)

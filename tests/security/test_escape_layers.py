@@ -1,0 +1,143 @@
+"""Each OS isolation layer of a python worker, tested directly with unrestricted code.
+
+RestrictedPython is the first wall; these tests assume it has fallen. A fresh interpreter
+applies exactly the worker's confinement (`prepare_worker` + `confine_worker`) and then tries
+what an escaped script would try, reporting over the one descriptor it keeps. A layer the
+platform lacks is skipped here and reported by `Sandbox.capabilities()`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sandbox import isolation
+
+ROOT = str(Path(__file__).resolve().parents[2])
+
+PROBE = textwrap.dedent(
+    """
+    import json, os, resource, socket, sys
+    from sandbox import isolation, seccomp
+    report_fd = int(sys.argv[1])
+    layers = isolation.detect(has_netns=False)
+    base = isolation.prepare_worker(layers, report_fd, sys.argv[2], 200999)
+    uid = os.getuid()
+    isolation.confine_worker(layers, base, 64 * 1024 * 1024, 5, seccomp.build_filter())
+    results = {"layers": layers.as_dict(), "uid": uid, "env": dict(os.environ)}
+
+    def attempt(name, action):
+        try:
+            action()
+            results[name] = "allowed"
+        except BaseException as exc:
+            results[name] = type(exc).__name__
+
+    attempt("read_etc_passwd", lambda: open("/etc/passwd").read())
+    attempt("write_file", lambda: open("/escape", "w").write("x"))
+    attempt("list_root", lambda: os.listdir("/"))
+    attempt("socket", lambda: socket.socket(socket.AF_INET, socket.SOCK_STREAM))
+    attempt("unix_socket", lambda: socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+    attempt("fork", lambda: os.fork() and None)
+    attempt("exec", lambda: os.execv("/bin/sh", ["sh", "-c", "true"]))
+    attempt("kill_parent", lambda: os.kill(os.getppid(), 0))
+    attempt("change_rlimit", lambda: resource.setrlimit(resource.RLIMIT_CPU, (1, 1)))
+    attempt("allocate_past_limit", lambda: bytearray(256 * 1024 * 1024))
+    attempt("compute", lambda: sum(range(1000)))
+    os.write(report_fd, json.dumps(results).encode())
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict[str, object]:
+    read_fd, write_fd = os.pipe()
+    with tempfile.TemporaryDirectory() as root_dir:
+        os.chmod(root_dir, 0o555)
+        done = subprocess.run(
+            [sys.executable, "-c", PROBE, str(write_fd), root_dir],
+            pass_fds=[write_fd],
+            env={"PYTHONPATH": ROOT, "SECRET_TOKEN": "must-not-leak"},
+            capture_output=True,
+            timeout=60,
+        )
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as report:
+            data = report.read()
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(data)
+
+
+def needs(probe: dict[str, object], layer: str) -> None:
+    layers = probe["layers"]
+    assert isinstance(layers, dict)
+    if not layers.get(layer):
+        pytest.skip(f"this platform lacks the {layer} layer (reported at sandbox start)")
+
+
+def test_environment_is_empty_and_computation_still_works(probe) -> None:
+    assert probe["env"] == {}
+    assert probe["compute"] == "allowed"
+
+
+def test_files_are_unreachable(probe) -> None:
+    needs(probe, "chroot")
+    assert probe["read_etc_passwd"] in {"FileNotFoundError", "PermissionError"}
+    assert probe["write_file"] in {"PermissionError", "OSError"}
+    assert probe["list_root"] in {"PermissionError"} or probe["list_root"] == "allowed"
+
+
+def test_privileges_are_dropped(probe) -> None:
+    needs(probe, "drop_privileges")
+    assert probe["uid"] == 200999
+
+
+def test_seccomp_blocks_sockets_processes_signals_and_rlimit_changes(probe) -> None:
+    needs(probe, "seccomp")
+    for name in ("socket", "unix_socket", "fork", "exec", "kill_parent"):
+        assert probe[name] == "PermissionError", name
+    assert probe["change_rlimit"] == "ValueError"  # CPython's wording for EPERM from setrlimit
+
+
+def test_address_space_limit_holds(probe) -> None:
+    assert probe["allocate_past_limit"] == "MemoryError"
+
+
+def test_network_namespace_has_no_route_out() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("a private network namespace needs root; reported at sandbox start")
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        code = textwrap.dedent(
+            f"""
+            import socket, sys
+            from sandbox import isolation
+            assert isolation.enter_namespaces()
+            try:
+                socket.create_connection(("127.0.0.1", {port}), timeout=2)
+                print("connected")
+            except OSError as exc:
+                print(type(exc).__name__)
+            """
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], env={"PYTHONPATH": ROOT}, capture_output=True, text=True, timeout=60
+        )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() in {"OSError", "ConnectionRefusedError"}
+
+
+def test_capabilities_report_every_layer() -> None:
+    names = set(isolation.Layers().as_dict())
+    assert names == {
+        "rlimits", "closed_fds", "empty_env", "empty_cwd", "chroot", "drop_privileges",
+        "no_new_privs", "seccomp", "network_namespace",
+    }  # fmt: skip

@@ -1,0 +1,46 @@
+"""The micropython runtime under attack: no files, no environment, no sockets, no sleeping past
+the wall clock, and bombs end with their own status."""
+
+from __future__ import annotations
+
+import pytest
+
+from sandbox import Limits, OutcomeStatus
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+LIMITS = Limits(timeout_s=1.0, memory_bytes=32 * 1024 * 1024, output_bytes=4096, host_calls=50)
+
+
+def body(*lines: str) -> str:
+    return "def main(ctx):\n" + "".join(f"    {line}\n" for line in lines)
+
+
+CASES = [
+    ("open-file", body("return open('/etc/passwd').read()"), OutcomeStatus.ERROR),
+    ("list-root", "import os\n" + body("return os.listdir('/')"), OutcomeStatus.ERROR),
+    ("write-file", body("open('/tmp/x', 'w').write('x')"), OutcomeStatus.ERROR),
+    ("socket", "import socket\n" + body("return 1"), OutcomeStatus.ERROR),
+    ("sleep-past-deadline", "import time\n" + body("time.sleep(30)"), OutcomeStatus.ERROR),
+    ("unknown-host-call", "import host\n" + body("return host.call('exec', '[]')"), OutcomeStatus.OK),
+    ("cpu-loop", body("while True:", "    pass"), OutcomeStatus.TIMEOUT),
+    ("cpu-loop-catching", body("while True:", "    try:", "        while True:", "            pass", "    except BaseException:", "        pass"), OutcomeStatus.TIMEOUT),
+    ("huge-int", body("return 10 ** 10 ** 10"), OutcomeStatus.TIMEOUT),
+    ("memory", body("x = []", "while True:", "    x.append(bytearray(1000000))"), OutcomeStatus.MEMORY),
+    ("recursion", "def f(n):\n    return f(n + 1)\n" + body("return f(0)"), OutcomeStatus.ERROR),
+    ("result-flood", body("return 'x' * 200000"), OutcomeStatus.OUTPUT_LIMIT),
+    ("nested-source", "def main(ctx):\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n", OutcomeStatus.REJECTED),
+]
+
+
+@pytest.mark.parametrize(("script", "status"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+async def test_micropython_attack_ends_with_exact_status(run, script: str, status: OutcomeStatus) -> None:
+    outcome = await run("micropython", script, LIMITS)
+    assert outcome.status is status, (outcome.status, outcome.error, outcome.stderr)
+    assert outcome.duration_s < LIMITS.timeout_s + 0.5
+
+
+async def test_environment_is_empty(run) -> None:
+    outcome = await run("micropython", "import os\n" + body("return [os.getenv('HOME'), os.getenv('PATH')]"), LIMITS)
+    assert outcome.status is OutcomeStatus.OK, outcome.error
+    assert outcome.result == [None, None]
