@@ -95,13 +95,13 @@ def tenant_page(page: Page, server: Server, sign_in: Callable[[str], None]) -> P
 
 
 @pytest.fixture
-def shoot() -> Callable[[Page, str], None]:
-    """Save the visible page as `<name>.png` when CADENZA_UI_SCREENSHOTS names a directory."""
+def shoot() -> Callable[..., None]:
+    """Save the page as `<name>.png` when CADENZA_UI_SCREENSHOTS names a directory."""
     target = os.environ.get("CADENZA_UI_SCREENSHOTS")
 
-    def save(page: Page, name: str) -> None:
+    def save(page: Page, name: str, *, full_page: bool = False) -> None:
         if target:
             Path(target).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(target) / f"{name}.png"))
+            page.screenshot(path=str(Path(target) / f"{name}.png"), full_page=full_page)
 
     return save

@@ -16,7 +16,7 @@ def open_new_rule(page: Page) -> None:
 
 
 def test_builder_weekdays_0900_berlin_previews_text_and_dates_in_both_zones(
-    tenant_page: Page, shoot: Callable[[Page, str], None]
+    tenant_page: Page, shoot: Callable[..., None]
 ) -> None:
     page = tenant_page
     open_new_rule(page)

@@ -28,7 +28,7 @@ export function bucket(runs, hours = 24) {
 
 /** The chart of `buckets`, with a legend and a text summary for screen readers. */
 export function runsChart(buckets) {
-  const width = 720, height = 180, pad = 28, barGap = 2;
+  const width = 1100, height = 190, pad = 30, barGap = 3;
   const max = Math.max(1, ...buckets.map((b) => b.good + b.bad + b.skip + b.wait));
   const barWidth = (width - pad * 2) / buckets.length;
   const scale = (height - pad * 2) / max;

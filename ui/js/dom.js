@@ -53,11 +53,16 @@ export function debounce(fn, ms) {
   };
 }
 
+const MAX_TOASTS = 2;
+const TOAST_MS = 4000;
+
 /** A short message in the corner that screen readers announce. */
 export function toast(message, kind = "ok") {
+  const box = document.getElementById("toasts");
   const el = h("div", { class: `toast ${kind}` }, message);
-  document.getElementById("toasts").append(el);
-  setTimeout(() => el.remove(), 6000);
+  box.append(el);
+  while (box.children.length > MAX_TOASTS) box.firstChild.remove();
+  setTimeout(() => el.remove(), TOAST_MS);
 }
 
 /** A one-line error block for a failed request. */

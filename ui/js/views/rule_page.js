@@ -81,10 +81,10 @@ export async function rulePage(main, ruleId) {
       api.get(`${path}/timeline`, { from: new Date(now - 24 * HOUR_MS).toISOString(), to: new Date(now + 24 * HOUR_MS).toISOString() }),
       api.get("/v1/runs", { rule_id: ruleId, limit: 100 }).then(withDetails),
     ]);
-    if (ruleNow.status === "fulfilled" && ruleNow.value.version !== rule.version) ((rule = ruleNow.value), showHead());
+    if (ruleNow.status === "fulfilled" && JSON.stringify(ruleNow.value) !== JSON.stringify(rule)) ((rule = ruleNow.value), showHead());
     show(stats, statsData, (d) => [h("h2", { id: "stats-title" }, "How it is doing"), statsList(d.stats)]);
-    show(timeline, entries, (e) => [h("h2", { id: "timeline-title" }, "Timeline: last 24 hours and next 24 hours"), timelineTable(api.items(e), refresh)]);
-    show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, "Runs"), runsChart(bucket(api.items(p))), runsTable(api.items(p), refresh)]);
+    show(timeline, entries, (e) => [h("h2", { id: "timeline-title" }, `Timeline: last and next 24 hours (${rule.timezone})`), timelineTable(api.items(e), rule.timezone, refresh)]);
+    show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, `Runs (times in ${rule.timezone})`), runsChart(bucket(api.items(p))), runsTable(api.items(p), refresh, { zone: rule.timezone })]);
   }
 
   showHead();
@@ -106,11 +106,11 @@ function show(section, result, render) {
 
 const FATE_TEXT = { not_yet_due: "not yet due", pending: "due", quota: "over quota" };
 
-function timelineTable(entries, reload) {
+function timelineTable(entries, zone, reload) {
   if (!entries.length) return h("p", { class: "muted" }, "Nothing planned in this window.");
   return h("ol", { class: "timeline" }, entries.map((e) =>
     h("li", { class: `fate ${tone(e.fate)}` },
-      h("span", { class: "when" }, when(e.scheduled_at)),
+      h("span", { class: "when" }, when(e.scheduled_at, zone)),
       h("span", { class: `badge ${tone(e.fate)}` }, FATE_TEXT[e.fate] || e.fate),
       e.attempts > 1 ? h("span", { class: "muted" }, ` after ${e.attempts} attempts`) : null,
       e.reason ? h("span", { class: "reason" }, e.reason) : null,

@@ -61,7 +61,7 @@ function table(rules) {
     h("tbody", {}, rules.map((r) => h("tr", { class: r.enabled ? "" : "paused" },
       h("td", {}, h("a", { href: `#/rules/${r.id}` }, r.name), r.description ? h("div", { class: "muted small" }, r.description) : null),
       h("td", {}, r.schedule_text || r.schedule),
-      h("td", {}, r.next_run_at ? [when(r.next_run_at), h("div", { class: "muted small" }, relative(r.next_run_at))] : "—"),
+      h("td", {}, r.next_run_at ? [when(r.next_run_at, r.timezone), h("div", { class: "muted small" }, relative(r.next_run_at))] : "—"),
       h("td", {}, outcomeBadge(r.last_outcome)),
       h("td", {}, r.enabled ? "Active" : h("span", { class: "badge skip" }, "Paused"))))));
 }

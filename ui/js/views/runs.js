@@ -32,12 +32,16 @@ export async function runsView(main) {
   const runs = h("div");
   const actions = h("div");
   let cursor = null;
+  const names = ruleNames();
 
   async function loadRuns(more = false) {
     try {
-      const page = await withDetails(await api.get("/v1/runs", { status: outcome.value, limit: 50, cursor: more ? cursor : null }));
+      const [page, name] = await Promise.all([
+        api.get("/v1/runs", { status: outcome.value, limit: 50, cursor: more ? cursor : null }).then(withDetails),
+        names,
+      ]);
       cursor = page.next_cursor;
-      const table = runsTable(api.items(page), reload, { showRule: true });
+      const table = runsTable(api.items(page).map((r) => ({ ...r, rule_name: name.get(r.rule_id) })), reload, { showRule: true });
       const next = cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadRuns(true) }, "Older runs") : null;
       fill(runs, table, next);
     } catch (error) {
@@ -48,7 +52,7 @@ export async function runsView(main) {
   async function loadActions() {
     try {
       const page = await api.get("/v1/actions", { status: status.value, limit: 50 });
-      fill(actions, actionsTable(api.items(page), reload));
+      fill(actions, actionsTable(api.items(page), await names, reload));
     } catch (error) {
       fill(actions, problemBox(error));
     }
@@ -78,13 +82,22 @@ export async function runsView(main) {
   whileHere(loadChart, 10_000);
 }
 
-function actionsTable(list, reload) {
+/** Rule id -> name, for tables that only carry ids (loaded once per page view). */
+async function ruleNames() {
+  try {
+    return new Map(api.items(await api.get("/v1/rules", { limit: 200 })).map((r) => [r.id, r.name]));
+  } catch {
+    return new Map();
+  }
+}
+
+function actionsTable(list, names, reload) {
   if (!list.length) return h("p", { class: "muted" }, "No actions with this status.");
   return h("table", { class: "list" },
     h("thead", {}, h("tr", {}, ["Due", "Rule", "Status", "Attempt", "Reason", ""].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, list.map((a) => h("tr", { class: tone(a.status) === "bad" ? "failed" : "" },
       h("td", {}, when(a.due_at)),
-      h("td", {}, a.rule_id ? h("a", { href: `#/rules/${a.rule_id}` }, a.rule_id) : a.key || "one-off"),
+      h("td", {}, a.rule_id ? h("a", { href: `#/rules/${a.rule_id}` }, names.get(a.rule_id) || a.rule_id) : a.key || "one-off"),
       h("td", {}, h("span", { class: `badge ${tone(a.status)}` }, a.status)),
       h("td", {}, `${a.attempt} of ${a.max_attempts}`),
       h("td", {}, a.reason || ""),

@@ -40,7 +40,7 @@ function runDetails(run) {
 }
 
 /** A table of `runs`; `reload()` after a retry or cancel. */
-export function runsTable(runs, reload, { showRule = false } = {}) {
+export function runsTable(runs, reload, { showRule = false, zone = undefined } = {}) {
   if (!runs.length) return h("p", { class: "muted empty" }, "No runs yet.");
   const heads = ["Started", showRule && "Rule", "Outcome", "Attempt", "Duration", "Late by", "Output / error", ""].filter((x) => x !== false);
   return h("table", { class: "list runs" },
@@ -49,7 +49,7 @@ export function runsTable(runs, reload, { showRule = false } = {}) {
       const failed = tone(run.outcome) === "bad";
       const summary = run.error ? run.error.split("\n").filter(Boolean).pop() : (run.stdout || "").split("\n")[0];
       return h("tr", { id: `run-${run.id}`, class: failed ? "failed" : "" },
-        h("td", {}, when(run.started_at || run.planned_at)),
+        h("td", {}, when(run.started_at || run.planned_at, zone)),
         showRule && h("td", {}, run.rule_id ? h("a", { href: `#/rules/${run.rule_id}` }, run.rule_name || run.rule_id) : "one-off"),
         h("td", {}, h("span", { class: `badge ${tone(run.outcome)}` }, run.outcome || "running")),
         h("td", {}, run.attempt),
