@@ -154,6 +154,7 @@ class MicroPythonRuntime:
                         OutcomeStatus.REJECTED,
                         f"the script cannot be compiled: {run.error}",
                     )
+        guest.store = None  # no cycle may keep the store (and its WASI callbacks) alive
         run.fuel = fuel - store.get_fuel()
         run.cpu_s = time.thread_time() - cpu_start_s
         run.set_output(guest.stdout.decode("utf-8", "replace"), run.truncated)

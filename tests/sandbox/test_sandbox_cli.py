@@ -1,0 +1,87 @@
+"""`cadenza run-script`, the real command in a subprocess, for every runtime."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from support.processes import run_cli
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "sandbox" / "examples" / "threshold_alert.wat"
+COUNTER = """
+def main(ctx):
+    n = ctx.kv.get("n", 0) + ctx.params["step"]
+    ctx.kv.set("n", n)
+    ctx.emit("counted", {"n": n})
+    print("now", n)
+    return n
+"""
+
+
+@pytest.fixture
+def counter(tmp_path: Path) -> tuple[Path, Path]:
+    script = tmp_path / "counter.py"
+    script.write_text(COUNTER)
+    kv = tmp_path / "kv.json"
+    kv.write_text('{"n": 40}')
+    return script, kv
+
+
+@pytest.mark.parametrize("runtime", ["python", "micropython"])
+def test_json_outcome_with_kv_params_and_events(counter, runtime: str) -> None:
+    script, kv = counter
+    args = ("--runtime", runtime, "--params", '{"step": 2}', "--kv", str(kv), "--json")
+    done = run_cli("run-script", str(script), *args)
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["status"] == "ok"
+    assert outcome["result"] == 42
+    assert outcome["kv"] == {"n": 42}
+    assert outcome["events"] == [{"type": "counted", "payload": {"n": 42}}]
+    assert outcome["stdout"] == "now 42\n"
+    assert outcome["error"] is None and outcome["duration_ms"] > 0
+
+
+def test_wasm_example_runs_by_its_suffix(tmp_path: Path) -> None:
+    kv = tmp_path / "kv.json"
+    kv.write_text('{"errors": 99}')
+    done = run_cli("run-script", str(EXAMPLE), "--kv", str(kv), "--json")
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["result"] == {"alerted": True}
+    assert outcome["events"][0]["type"] == "alert"
+
+
+def test_failing_script_exits_1_with_the_error(tmp_path: Path) -> None:
+    script = tmp_path / "broken.py"
+    script.write_text("def main(ctx):\n    return 1 / 0\n")
+    done = run_cli("run-script", str(script))
+    assert done.returncode == 1
+    assert "status: error" in done.stdout
+    assert "line 2: ZeroDivisionError: division by zero" in done.stdout
+
+
+def test_timeout_flag_stops_a_cpu_bomb(tmp_path: Path) -> None:
+    script = tmp_path / "bomb.py"
+    script.write_text("def main(ctx):\n    while True:\n        pass\n")
+    done = run_cli("run-script", str(script), "--timeout-ms", "300", "--json")
+    assert done.returncode == 1
+    outcome = json.loads(done.stdout)
+    assert outcome["status"] == "timeout"
+    assert outcome["error"].startswith("stopped after 0.3 s (limit 0.3 s)")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--params", "[1]"), "must be a JSON object"),
+        (("--timeout-ms", "0"), "Invalid value for '--timeout-ms'"),
+    ],
+    ids=["params-not-object", "zero-timeout"],
+)
+def test_bad_input_exits_2(counter, args: tuple[str, ...], message: str) -> None:
+    script, _ = counter
+    done = run_cli("run-script", str(script), *args)
+    assert done.returncode == 2
+    assert message in done.stderr
