@@ -112,6 +112,7 @@ async def submit(
             "code": code,
             "timeout_ms": min(_DEFAULTS.timeout_ms, profile.quotas.max_timeout_ms),
             "memory_mb": min(_DEFAULTS.memory_mb, profile.quotas.max_memory_mb),
+            "max_attempts": _DEFAULTS.max_attempts,
         }
     key = key or f"oneoff:{secrets.token_hex(8)}"
     async with deps.db.begin() as conn:

@@ -12,26 +12,44 @@ import importlib
 
 import click
 
-#: (module, attribute) of every top-level command, in `--help` order.
-_COMMANDS: tuple[tuple[str, str], ...] = (
-    ("api.cli.serve", "serve"),
-    ("api.cli.db", "db"),
-    ("api.cli.tenants", "tenant"),
-    ("api.cli.tenants", "key"),
-    ("api.cli.run_script", "run_script"),
-    ("api.cli.bench", "bench"),
-    ("api.cli.preview", "preview"),
+#: name -> (module, attribute, one-line help) of every top-level command, in `--help` order.
+#: Modules are imported only when their command runs: `cadenza --help` and the light
+#: commands start without loading the web stack, the sandbox or wasmtime.
+_COMMANDS: dict[str, tuple[str, str, str]] = {
+    "serve": ("api.cli.serve", "serve", "Serve the REST API, the admin UI and the engine."),
+    "worker": ("api.cli.worker", "worker", "Run the engine alone (scale out on PostgreSQL)."),
+    "db": ("api.cli.db", "db", "Create and migrate the database schema."),
+    "tenant": ("api.cli.tenants", "tenant", "Create and list tenants."),
+    "key": ("api.cli.tenants", "key", "Create, list and revoke API keys."),
+    "preview": ("api.cli.preview", "preview", "Show a schedule's next dates and its text."),
+    "run-script": ("api.cli.run_script", "run_script", "Run a script once in the sandbox."),
+    "bench": ("api.cli.bench", "bench", "Run the benchmarks against APScheduler."),
+}
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in _COMMANDS:
+            return None
+        module, attribute, _ = _COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, text) for name, (_, _, text) in _COMMANDS.items()])
+
+
+@click.group(
+    cls=_LazyGroup,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(package_name="cadenza", prog_name="cadenza")
 def cli() -> None:
     """Cadenza: run tenants' scripts on their schedules, on time and exactly once."""
-
-
-for _module, _name in _COMMANDS:
-    cli.add_command(getattr(importlib.import_module(_module), _name))
 
 
 def main() -> None:

@@ -45,6 +45,10 @@ async def serve(
                 f"serving {describe_url(settings.database_url)} on "
                 f"http://{settings.host}:{settings.port}/"
             )
-            await server.serve()
+            await service.start()
+            try:
+                await server.serve()
+            finally:
+                await service.stop()
     finally:
         await db.dispose()

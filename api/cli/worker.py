@@ -1,0 +1,52 @@
+"""`cadenza worker`: the engine alone, without the API. Several workers (and `serve`
+processes) may share one PostgreSQL; each runs the tenants it holds a lease on."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from dataclasses import replace
+
+import click
+
+from api.app import engine_config
+from api.cli.common import db_option, open_migrated, run_async, settings_from
+from engine.service import EngineService
+from sandbox import Sandbox, SandboxConfig
+from tenants.db import describe_url
+
+
+async def _until_signalled() -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+
+
+@click.command()
+@db_option
+@click.option(
+    "--no-tenant-leases",
+    is_flag=True,
+    help="Compete for every tenant's actions instead of leasing tenants (for testing claims).",
+)
+@run_async
+async def worker(database_url: str | None, no_tenant_leases: bool) -> None:
+    """Run the engine (timer loops, sweeper, webhook delivery, retention) until stopped."""
+    settings = settings_from(database_url=database_url)
+    db = await open_migrated(settings.database_url)
+    try:
+        async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
+            config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
+            service = EngineService(db, sandbox, config)
+            await service.start()
+            click.echo(
+                f"worker {settings.node_name} running on {describe_url(settings.database_url)}",
+            )
+            try:
+                await _until_signalled()
+            finally:
+                await service.stop()
+    finally:
+        await db.dispose()
