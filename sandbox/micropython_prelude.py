@@ -1,13 +1,14 @@
 """The MicroPython program that hosts a tenant's script inside the WASI interpreter.
 
-It fetches the script over the host-call channel (`host.call(name, json)`, answered by
+`print` is routed over the same channel (WASI stdout is not connected at all), so output is
+capped as it is written. It fetches the script over the host-call channel (`host.call(name, json)`, answered by
 `micropython_runtime`), compiles it, builds `ctx` and calls `main(ctx)`, then reports the
 result (JSON-encoded inside the guest, under the guest's limits) or the error with its line.
 Calls named `__...` belong to this prelude; everything else is the tenant's host API.
 """
 
 PRELUDE = r"""
-import host as _h, json as _j, sys as _s, io as _io
+import host as _h, json as _j, sys as _s, io as _io, gc as _gc
 
 class HostError(Exception):
     pass
@@ -47,6 +48,9 @@ class _Ctx:
     def log(self, *values):
         _call("log", " ".join(v if isinstance(v, str) else repr(v) for v in values))
 
+def _print(*values, sep=" ", end="\n"):
+    _h.call("__print", _j.dumps([sep.join(str(v) for v in values) + end]))
+
 def _report(kind, e):
     b = _io.StringIO()
     _s.print_exception(e, b)
@@ -63,7 +67,7 @@ def _run():
         _report("__rejected", e)
         return
     _call("__compiled")
-    g = {"__name__": "script", "HostError": HostError}
+    g = {"__name__": "script", "HostError": HostError, "print": _print}
     try:
         exec(code, g)
         main = g.get("main")
@@ -76,6 +80,7 @@ def _run():
         r = main(_Ctx(_call("__context")))
     except MemoryError:
         g = r = None
+        _gc.collect()  # the script's garbage is unreachable now; reporting needs a buffer
         _h.call("__memory", "[]")
         return
     except BaseException as e:

@@ -20,7 +20,7 @@ import wasmtime
 from sandbox.cache import CompileCache, Compiled, content_key
 from sandbox.contract import HostApi, Limits, Outcome, OutcomeStatus, RuntimeName, ScriptContext
 from sandbox.errors import ScriptRejected
-from sandbox.guest import GuestRun, GuestStopped
+from sandbox.guest import WASM_PAGE_BYTES, GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused, HostSession
 from sandbox.memory_host import MemoryHost
 from sandbox.micropython_prelude import PRELUDE
@@ -28,9 +28,12 @@ from sandbox.outcomes import Run
 from sandbox.source import decode_script
 from sandbox.wasm_engine import FUEL_PER_CPU_S, WasmEngine
 
-#: The guest allocates this much per host call from its heap; above ~1 MB MicroPython breaks.
-HOST_RESULT_BYTES = 512 * 1024
-MAX_SCRIPT_BYTES = 128 * 1024
+#: The guest allocates this much per host call from its heap, which this build fixes at 1 MiB:
+#: keep it small (a 64 KiB value fits), and scripts smaller still.
+HOST_RESULT_BYTES = 96 * 1024
+MAX_SCRIPT_BYTES = 48 * 1024
+#: More than the whole guest heap: anything larger is not a real call.
+MAX_PAYLOAD_BYTES = 2 * 1024 * 1024
 _ENOTSUP = 58
 _I32 = wasmtime.ValType.i32()
 
@@ -133,9 +136,14 @@ class MicroPythonRuntime:
         fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
         store.set_fuel(fuel)
         store.set_epoch_deadline(self._engine.deadline_ticks(guest.deadline_s - time.monotonic()))
-        store.set_wasi(_wasi_config(guest))
+        store.set_wasi(_wasi_config())
         guest.store = store
         instance: wasmtime.Instance | None = None
+
+        def size_bytes() -> int:
+            memory = instance.exports(store).get("memory") if instance else None
+            return memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
+
         cpu_start_s = time.thread_time()
         with guest:
             try:
@@ -144,25 +152,17 @@ class MicroPythonRuntime:
                 assert isinstance(start, wasmtime.Func)
                 start(store)
             except wasmtime.ExitTrap:
-                pass  # the prelude has reported; if not, the stderr tells below
+                pass  # the prelude has reported; if not, `_unreported` below decides
             except Exception as exc:
-                memory = instance.exports(store).get("memory") if instance else None
-                size = memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
-                run.status, run.error = guest.classify(exc, size)
-                if not guest.compiled and run.status is OutcomeStatus.ERROR:
-                    run.status, run.error = (
-                        OutcomeStatus.REJECTED,
-                        f"the script cannot be compiled: {run.error}",
-                    )
+                run.status, run.error = _classify(guest, exc, size_bytes())
         guest.store = None  # no cycle may keep the store (and its WASI callbacks) alive
         run.fuel = fuel - store.get_fuel()
         run.cpu_s = time.thread_time() - cpu_start_s
         run.set_output(guest.stdout.decode("utf-8", "replace"), run.truncated)
-        run.stderr = guest.stderr.decode("utf-8", "replace")
         if guest.stop is not None:
             run.status, run.error = guest.stop
-        elif run.status is None or "MemoryError" in run.stderr:
-            run.status, run.error = _unreported(run.stderr)
+        elif run.status is None:
+            run.status, run.error = _unreported(size_bytes(), run.limits.memory_bytes)
 
 
 class _MicroPythonRun(GuestRun):
@@ -181,7 +181,6 @@ class _MicroPythonRun(GuestRun):
         self.source = source
         self.mode = mode
         self.compiled = False
-        self.stderr = bytearray()
 
     def answer(self, name: str, payload: bytes) -> Any:
         """Serve one `host.call(name, payload)` from the guest."""
@@ -197,6 +196,11 @@ class _MicroPythonRun(GuestRun):
 
     def _prelude(self, name: str, args: list[Any]) -> Any:
         run = self.run
+        if name == "__print" and args and isinstance(args[0], str):
+            stopped = self.write_stdout(args[0].encode("utf-8", "replace"))
+            if stopped is not None:
+                raise stopped
+            return None
         if name == "__source":
             return self.source
         if name == "__mode":
@@ -236,34 +240,40 @@ class _MicroPythonRun(GuestRun):
                     f"main() returned a value that is not JSON: {exc}",
                 )
 
-    def wasi_stdout(self, data: bytes) -> int:
-        """WASI stdout callback: must return a byte count, never raise."""
-        self.write_stdout(data)
-        return len(data)
-
-    def wasi_stderr(self, data: bytes) -> int:
-        self.stderr += data[: max(self.limits.output_bytes - len(self.stderr), 0)]
-        return len(data)
 
 
-def _unreported(stderr: str) -> tuple[OutcomeStatus, str]:
-    """The interpreter stopped without the prelude reporting (it could not, or was broken)."""
-    if "MemoryError" in stderr:
+def _classify(guest: GuestRun, exc: Exception, memory_bytes: int) -> tuple[OutcomeStatus, str]:
+    """Like `GuestRun.classify`, knowing two MicroPython facts: its GC heap is fixed at 1 MiB
+    and the interpreter faults out of bounds when it runs out (rather than raising), and a
+    script whose compilation crashed is rejected. A compilation that runs out of time stays a
+    timeout: MicroPython folds constants such as `10 ** 10 ** 10` while compiling."""
+    status, message = guest.classify(exc, memory_bytes)
+    code = exc.trap_code if isinstance(exc, wasmtime.Trap) else None
+    if code is wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS and guest.stop is None:
+        status, message = OutcomeStatus.MEMORY, "ran out of memory (MicroPython's heap is 1 MiB)"
+    compiling = not getattr(guest, "compiled", True)
+    if compiling and guest.stop is None and status is not OutcomeStatus.TIMEOUT:
+        status, message = OutcomeStatus.REJECTED, f"the script cannot be compiled: {message}"
+    return status, message
+
+
+def _unreported(memory_bytes: int, limit_bytes: int) -> tuple[OutcomeStatus, str]:
+    """The interpreter stopped without the prelude reporting: out of memory, or broken."""
+    if memory_bytes >= limit_bytes - max(WASM_PAGE_BYTES, limit_bytes // 10):
         return OutcomeStatus.MEMORY, "ran out of memory"
-    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
-    return OutcomeStatus.CRASHED, f"the interpreter stopped without reporting: {last}"[:2000]
+    return OutcomeStatus.CRASHED, "the interpreter stopped without reporting"
 
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _wasi_config(guest: _MicroPythonRun) -> wasmtime.WasiConfig:
+def _wasi_config() -> wasmtime.WasiConfig:
+    """argv and nothing else: no environment, no preopened directory, no stdio. (Custom WASI
+    output callbacks run on wasmtime's tokio threads and abort the process at exit.)"""
     wasi = wasmtime.WasiConfig()
     wasi.argv = ["micropython", "-c", PRELUDE]
     wasi.env = []
-    wasi.stdout_custom = guest.wasi_stdout
-    wasi.stderr_custom = guest.wasi_stderr
     return wasi
 
 
@@ -288,9 +298,10 @@ def _host_call(
         not isinstance(memory, wasmtime.Memory)
         or min(name_len, payload_len) < 0
         or name_len > 64
-        or payload_len > HOST_RESULT_BYTES
     ):
         raise guest.end(OutcomeStatus.ERROR, "malformed host call")
+    if payload_len > MAX_PAYLOAD_BYTES:
+        raise guest.end(OutcomeStatus.OUTPUT_LIMIT, f"a host call carried over {MAX_PAYLOAD_BYTES} bytes")
     name = bytes(memory.read(caller, name_ptr, name_ptr + name_len)).decode("utf-8", "replace")
     payload = bytes(memory.read(caller, payload_ptr, payload_ptr + payload_len))
     try:
