@@ -1,8 +1,11 @@
 """Side by side: the same workloads through Cadenza and the peer, interleaved repeat by repeat.
 
-For each repeat, every case runs on Cadenza (each available runtime, one warm worker per
-database) and then on each peer configuration (a fresh job store each time), so the pairs
-behind every ratio were measured minutes apart under the same machine load.
+One warm `cadenza worker` serves a database for the whole comparison. It first drains a small
+calibration burst per runtime; the scenario sizes its cases from that capacity (so a slow
+build still finishes in the time the mode promises, and the report says which sizes ran).
+Then, for each repeat, every case runs on Cadenza (each runtime) and on each peer
+configuration (a fresh job store each time), so the pairs behind every ratio were measured
+moments apart under the same machine load.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench import ours, peer
 from bench.context import Context
 from bench.results import Recorder
-from bench.workload import Workload, trivial_code
+from bench.workload import Workload, burst, trivial_code
 
 #: record(recorder, case, system, lateness_ms, drain_s, size)
 RecordFn = Callable[[Recorder, str, str, list[float], float, int], None]
@@ -35,30 +38,76 @@ class Case:
         return Workload(runtime, code, self.offsets_s, self.lead_s)
 
 
-async def _warm_runtimes(
-    db: AsyncEngine,
-    worker: subprocess.Popen[bytes],
-    tenant_id: str,
-    runtimes: Sequence[str],
-    notes: list[str],
-) -> dict[str, str]:
-    """The runtimes whose trivial script ran once; the others are noted and left out."""
-    ready: dict[str, str] = {}
+#: Builds the cases from the calibrated capacity (actions/s of the slowest runtime).
+CaseFactory = Callable[[float], Sequence[Case]]
+
+
+@dataclass
+class _Node:
+    """A prepared database with one warm worker on it."""
+
+    db: AsyncEngine
+    worker: subprocess.Popen[bytes]
+    tenant_ids: list[str]
+    ready: dict[str, str]
+
+
+async def _warm(node: _Node, runtimes: Sequence[str], notes: list[str]) -> None:
+    """Keep the runtimes whose trivial script ran once; note the others."""
     for runtime in runtimes:
         code = trivial_code(runtime)
         try:
-            await ours.warm_up(db, [worker], tenant_id, Workload(runtime, code, (0.0,), 0.0))
+            await ours.warm_up(
+                node.db, [node.worker], node.tenant_ids[0], burst(runtime, code, 1, 0)
+            )
         except ours.WorkerFailed as exc:
             notes.append(f"{runtime}: left out, its warm-up failed: {exc}")
             continue
-        ready[runtime] = code
-    return ready
+        node.ready[runtime] = code
+
+
+async def _calibrate(ctx: Context, node: _Node, database: str, notes: list[str]) -> float:
+    """Actions/s of the slowest ready runtime on a small burst."""
+    rates = {}
+    for runtime, code in node.ready.items():
+        workload = burst(runtime, code, ctx.pick(20, 100), ctx.base_lead_s)
+        done = await ours.drain(node.db, [node.worker], node.tenant_ids, workload)
+        rates[runtime] = workload.size / done.drain_s
+    shown = ", ".join(f"{runtime} {rate:.0f}/s" for runtime, rate in rates.items())
+    notes.append(f"{database}: calibration burst ({workload.size} actions): {shown}")
+    return min(rates.values())
+
+
+async def _run_ours(ctx: Context, node: _Node, case: Case, rec: Recorder, record: RecordFn) -> str:
+    notes = []
+    for runtime, code in node.ready.items():
+        done = await ours.drain(
+            node.db, [node.worker], node.tenant_ids, case.workload(runtime, code)
+        )
+        if set(done.outcomes) != {"succeeded"}:
+            notes.append(f"{case.label} {runtime}: outcomes {done.outcomes}")
+        size = len(case.offsets_s)
+        record(rec, case.label, f"{peer.OURS} ({runtime})", done.lateness_ms, done.drain_s, size)
+    return "; ".join(notes)
+
+
+async def _run_peer(
+    ctx: Context, database: str, case: Case, rec: Recorder, record: RecordFn
+) -> None:
+    for configuration in peer.peers_for(database):
+        url = ctx.databases.url(database)
+        assert url is not None
+        lateness_ms = await asyncio.to_thread(
+            peer.fire_all, url, configuration, case.offsets_s, case.lead_s
+        )
+        size = len(case.offsets_s)
+        record(rec, case.label, configuration, lateness_ms, max(lateness_ms) / 1000, size)
 
 
 async def side_by_side(
     ctx: Context,
     database: str,
-    cases: Sequence[Case],
+    make_cases: CaseFactory,
     runtimes: Sequence[str],
     recorder: Recorder,
     record: RecordFn,
@@ -72,41 +121,17 @@ async def side_by_side(
     db, tenant_ids = await ours.prepare(url, tenant_count, "bench")
     try:
         async with ours.running_worker(url, ctx.work_dir / f"worker-{database}.log") as worker:
-            ready = await _warm_runtimes(db, worker, tenant_ids[0], runtimes, notes)
+            node = _Node(db, worker, tenant_ids, {})
+            await _warm(node, runtimes, notes)
+            if not node.ready:
+                return notes
+            cases = make_cases(await _calibrate(ctx, node, database, notes))
             for repeat in range(ctx.repeats):
                 for case in cases:
-                    for runtime, code in ready.items():
-                        ctx.log(f"  {database} {case.label} cadenza/{runtime} repeat {repeat + 1}")
-                        done = await ours.drain(
-                            db, [worker], tenant_ids, case.workload(runtime, code)
-                        )
-                        if set(done.outcomes) != {"succeeded"}:
-                            notes.append(f"{case.label} {runtime}: outcomes {done.outcomes}")
-                        system = f"{peer.OURS} ({runtime})"
-                        record(
-                            recorder,
-                            case.label,
-                            system,
-                            done.lateness_ms,
-                            done.drain_s,
-                            len(case.offsets_s),
-                        )
-                    for configuration in peer.peers_for(url):
-                        ctx.log(f"  {database} {case.label} {configuration} repeat {repeat + 1}")
-                        peer_url = ctx.databases.url(database)
-                        assert peer_url is not None
-                        lateness_ms = await asyncio.to_thread(
-                            peer.fire_all, peer_url, configuration, case.offsets_s, case.lead_s
-                        )
-                        drain_s = max(lateness_ms) / 1000
-                        record(
-                            recorder,
-                            case.label,
-                            configuration,
-                            lateness_ms,
-                            drain_s,
-                            len(case.offsets_s),
-                        )
+                    ctx.log(f"  {database} {case.label}, repeat {repeat + 1}")
+                    if problem := await _run_ours(ctx, node, case, recorder, record):
+                        notes.append(problem)
+                    await _run_peer(ctx, database, case, recorder, record)
     finally:
         await db.dispose()
     return notes

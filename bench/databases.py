@@ -83,10 +83,6 @@ def sync_url(async_url: str) -> str:
     return url.set(drivername=driver).render_as_string(hide_password=False)
 
 
-def database_kind(url: str) -> str:
-    return "sqlite" if make_url(url).get_backend_name() == "sqlite" else "postgresql"
-
-
 @contextlib.contextmanager
 def open_databases() -> Iterator[Databases]:
     with tempfile.TemporaryDirectory(prefix="cadenza-bench-") as work_dir:

@@ -23,7 +23,7 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from apscheduler.triggers.date import DateTrigger
 from sqlalchemy import Engine, create_engine, event
 
-from bench.databases import database_kind, sync_url
+from bench.databases import sync_url
 
 OURS = "cadenza"
 
@@ -39,8 +39,9 @@ class Peer(StrEnum):
     """SQLAlchemyJobStore on PostgreSQL (psycopg)."""
 
 
-def peers_for(url: str) -> list[Peer]:
-    return [Peer.DEFAULTS, Peer.TUNED] if database_kind(url) == "sqlite" else [Peer.POSTGRES]
+def peers_for(database: str) -> list[Peer]:
+    """The peer configurations measured on `database` ("sqlite" or "postgresql")."""
+    return [Peer.DEFAULTS, Peer.TUNED] if database == "sqlite" else [Peer.POSTGRES]
 
 
 class _Tally:

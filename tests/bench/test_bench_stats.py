@@ -7,8 +7,10 @@ import math
 import pytest
 
 from bench.results import Recorder
+from bench.scenarios.lateness import load_duration_s
 from bench.scenarios.preview import parse_output
 from bench.scenarios.sandbox import flatten, unit_of
+from bench.scenarios.throughput import sized
 from bench.stats import downsample, lateness_summary, median, paired_ratios, percentile
 
 
@@ -107,3 +109,21 @@ def test_sandbox_json_numbers_become_figures_with_units() -> None:
     assert unit_of("overhead_p99_ms") == "ms"
     assert unit_of("runs_per_s") == "/s"
     assert unit_of("cores") == ""
+
+
+@pytest.mark.parametrize(
+    ("capacity_per_s", "expected"),
+    [
+        (5000.0, 10_000),  # fast enough: the target as asked
+        (450.0, 5400),  # 450/s x 12 s, rounded down to hundreds
+        (3.0, 100),  # never below 100 actions
+    ],
+)
+def test_burst_size_follows_calibrated_capacity(capacity_per_s: float, expected: int) -> None:
+    assert sized(capacity_per_s, 10_000, 12.0) == expected
+
+
+def test_load_above_capacity_is_shortened_but_never_below_a_second() -> None:
+    assert load_duration_s(100, 10.0, capacity_per_s=500, budget_s=15) == 10.0
+    assert load_duration_s(1000, 10.0, capacity_per_s=200, budget_s=15) == 3.0
+    assert load_duration_s(1000, 10.0, capacity_per_s=20, budget_s=15) == 1.0
