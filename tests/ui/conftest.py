@@ -51,9 +51,13 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     launched.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`cadenza serve` on a fresh SQLite database, with the operator API open."""
+    """`cadenza serve` on a fresh SQLite database, with the operator API open.
+
+    One server for the whole UI run (starting one costs seconds): each test works in a tenant
+    of its own, and only the scenario test uses the demo tenant's rules.
+    """
     path = tmp_path_factory.mktemp("ui-db") / "cadenza.db"
     shutil.copy(sqlite_template, path)
     env = {"CADENZA_ADMIN_TOKEN": OPERATOR_TOKEN}

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+import httpx
 from playwright.sync_api import Page, expect
 from support.processes import Server
 
@@ -21,6 +22,20 @@ def replace_code(page: Page, code: str) -> None:
     editor.click()
     page.keyboard.press("Control+a")
     page.keyboard.insert_text(code)
+
+
+def add_rules_by_api(server: Server) -> None:
+    """Two more rules, as another client of the same tenant would add them."""
+    headers = {"Authorization": f"Bearer {server.demo_key}"}
+    code = "def main(ctx):\n    return None\n"
+    for rule in (
+        {"name": "Invoice digest", "schedule": "FREQ=MONTHLY;BYDAY=-1FR;BYHOUR=17"},
+        {"name": "Nightly export", "schedule": "30 2 * * *", "enabled": False},
+    ):
+        response = httpx.post(
+            f"{server.base_url}/v1/rules", json={**rule, "code": code}, headers=headers
+        )
+        assert response.status_code == 201, response.text
 
 
 def test_weekday_rule_built_saved_run_and_failure_found(
@@ -83,11 +98,20 @@ def test_weekday_rule_built_saved_run_and_failure_found(
     expect(failed.get_by_role("heading", name="Error (line 3)")).to_be_visible()
     expect(failed.get_by_role("button", name="Retry")).to_be_visible()
 
+    add_rules_by_api(server)
     page.get_by_role("link", name="Rules", exact=True).click()
     row = page.get_by_role("row").filter(has_text="Stand-up reminder")
     expect(row).to_contain_text("every weekday at 10:00 (Europe/Berlin)")
     expect(row.locator(".badge.bad")).to_be_visible()
+    expect(page.get_by_role("row")).to_have_count(4)
     shoot(page, "rules-list")
+    page.get_by_label("Show").select_option("false")
+    expect(page.get_by_role("row")).to_have_count(2)
+    expect(page.get_by_role("row").nth(1)).to_contain_text("Nightly export")
+    page.get_by_label("Show").select_option("")
+    page.get_by_label("Search rules").fill("invoice")
+    expect(page.get_by_role("row")).to_have_count(2)
+    expect(page.get_by_role("row").nth(1)).to_contain_text("the last Friday")
     page.get_by_role("link", name="Runs", exact=True).click()
     expect(page.get_by_role("img", name="Runs per hour")).to_be_visible()
     expect(page.get_by_text(re.compile(r"^failed: [1-9]"))).to_be_visible()

@@ -40,6 +40,7 @@ def test_builder_weekdays_0900_berlin_previews_text_and_dates_in_both_zones(
     for row in dates.get_by_role("row").all()[1:]:
         expect(row).not_to_contain_text("Sat")
         expect(row).not_to_contain_text("Sun")
+    page.get_by_role("heading", name="New rule").scroll_into_view_if_needed()
     shoot(page, "rule-editor")
 
 
@@ -76,3 +77,15 @@ def test_raw_text_fills_the_builder_back(tenant_page: Page) -> None:
     page.get_by_label(SCHEDULE).fill("every weekday at 9am")
     expect(page.get_by_text("The builder can't show this schedule")).to_be_visible()
     expect(page.get_by_role("region", name="Preview")).to_contain_text("every weekday at 9:00")
+
+
+def test_keyboard_leaves_the_code_editor_with_escape_then_tab(tenant_page: Page) -> None:
+    page = tenant_page
+    open_new_rule(page)
+    editor = page.get_by_label("Script code")
+    editor.click()
+    page.keyboard.press("Tab")
+    expect(editor).to_be_focused()  # Tab indents inside the editor...
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")  # ...and after Escape it moves on
+    expect(page.get_by_role("button", name="Test run")).to_be_focused()

@@ -1,6 +1,6 @@
 // Runs per hour by outcome: a stacked bar chart drawn as SVG (no chart library, no network).
 import { h } from "./dom.js";
-import { tone } from "./format.js";
+import { tone, viewerZone } from "./format.js";
 
 const NS = "http://www.w3.org/2000/svg";
 const TONES = [["good", "succeeded"], ["bad", "failed"], ["skip", "skipped / cancelled"], ["wait", "running"]];
@@ -26,8 +26,9 @@ export function bucket(runs, hours = 24) {
   return buckets;
 }
 
-/** The chart of `buckets`, with a legend and a text summary for screen readers. */
-export function runsChart(buckets) {
+/** The chart of `buckets` with hours labelled in `zone`, a legend, and a text summary. */
+export function runsChart(buckets, zone = viewerZone) {
+  const hour = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hourCycle: "h23", timeZone: zone });
   const width = 1100, height = 190, pad = 30, barGap = 3;
   const max = Math.max(1, ...buckets.map((b) => b.good + b.bad + b.skip + b.wait));
   const barWidth = (width - pad * 2) / buckets.length;
@@ -38,13 +39,10 @@ export function runsChart(buckets) {
       const hgt = b[t] * scale;
       y -= hgt;
       return svg("rect", { x: pad + i * barWidth + barGap / 2, y, width: barWidth - barGap, height: hgt, class: `bar ${t}` },
-        svg("title", {}, `${b.start.getHours()}:00 — ${b[t]} ${label}`));
+        svg("title", {}, `${hour.format(b.start)} — ${b[t]} ${label}`));
     });
   });
-  const labels = buckets.filter((_, i) => i % 3 === 0).map((b) => {
-    const i = buckets.indexOf(b);
-    return svg("text", { x: pad + i * barWidth, y: height - 8, class: "axis" }, `${String(b.start.getHours()).padStart(2, "0")}:00`);
-  });
+  const labels = buckets.flatMap((b, i) => (i % 3 ? [] : [svg("text", { x: pad + i * barWidth, y: height - 8, class: "axis" }, hour.format(b.start))]));
   const totals = Object.fromEntries(TONES.map(([t]) => [t, buckets.reduce((n, b) => n + b[t], 0)]));
   const summary = TONES.map(([t, label]) => `${totals[t]} ${label}`).join(", ");
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": `Runs per hour, last ${buckets.length} hours: ${summary}`, class: "chart" },

@@ -84,7 +84,7 @@ export async function rulePage(main, ruleId) {
     if (ruleNow.status === "fulfilled" && JSON.stringify(ruleNow.value) !== JSON.stringify(rule)) ((rule = ruleNow.value), showHead());
     show(stats, statsData, (d) => [h("h2", { id: "stats-title" }, "How it is doing"), statsList(d.stats)]);
     show(timeline, entries, (e) => [h("h2", { id: "timeline-title" }, `Timeline: last and next 24 hours (${rule.timezone})`), timelineTable(api.items(e), rule.timezone, refresh)]);
-    show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, `Runs (times in ${rule.timezone})`), runsChart(bucket(api.items(p))), runsTable(api.items(p), refresh, { zone: rule.timezone })]);
+    show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, `Runs (times in ${rule.timezone})`), runsChart(bucket(api.items(p)), rule.timezone), runsTable(api.items(p), refresh, { zone: rule.timezone })]);
   }
 
   showHead();

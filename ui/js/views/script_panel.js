@@ -27,6 +27,7 @@ export function scriptPanel(onEdit, getSpec) {
   const codeError = h("p", { class: "field-error", role: "alert", hidden: true });
   const result = h("div", { class: "test-result", "aria-live": "polite" });
   const codeStatus = h("small", { class: "help", "aria-live": "polite" });
+  const keys = h("small", { class: "help" }, "Tab indents; press Esc, then Tab, to move on from the editor.");
   const check = debounce(checkCode, CHECK_DELAY_MS);
   const editor = createEditor(host, { doc: STARTER, label: "Script code", onChange: edited });
   runtime.addEventListener("change", () => { editor.setRuntime(runtime.value); edited(); });
@@ -100,7 +101,7 @@ export function scriptPanel(onEdit, getSpec) {
 
   const element = h("fieldset", { class: "script" }, h("legend", {}, "Script"),
     field("Runtime", runtime),
-    h("div", { class: "field" }, h("span", { class: "label", "aria-hidden": "true" }, "Script code"), host, codeError, codeStatus),
+    h("div", { class: "field" }, h("span", { class: "label", "aria-hidden": "true" }, "Script code"), host, keys, codeError, codeStatus),
     h("div", { class: "actions" }, button, h("small", { class: "help" }, "Runs once in the real sandbox with a scratch copy of your data; nothing is saved.")),
     result);
   return {
