@@ -37,7 +37,9 @@ def test_kv_item_saved_in_the_ui_is_listed_edited_and_deleted(
     expect(page.get_by_text("No data yet")).to_be_visible()
 
 
-def test_admin_sets_the_webhook_and_creates_a_key_shown_once(tenant_page: Page) -> None:
+def test_admin_sets_the_webhook_and_creates_a_viewer_key_that_only_reads(
+    tenant_page: Page, sign_in: Callable[[str], None]
+) -> None:
     page = tenant_page
     page.get_by_role("link", name="Settings").click()
     expect(page.get_by_role("heading", name="API keys")).to_be_visible()
@@ -51,9 +53,19 @@ def test_admin_sets_the_webhook_and_creates_a_key_shown_once(tenant_page: Page) 
     page.get_by_label("Role").select_option("viewer")
     page.get_by_role("button", name="Create key").click()
     expect(page.get_by_label("API key “reporting”")).to_have_value(SECRET)
+    viewer_key = page.get_by_label("API key “reporting”").input_value()
     expect(page.get_by_role("row").filter(has_text="reporting")).to_contain_text("viewer")
     page.reload()
     expect(page.get_by_label("Webhook URL")).to_have_value("https://example.com/hooks/cadenza")
+
+    page.get_by_role("button", name="Sign out").click()
+    sign_in(viewer_key)
+    expect(page.get_by_text("(viewer)")).to_be_visible()
+    expect(page.get_by_text("No rules here yet.")).to_be_visible()
+    expect(page.get_by_role("link", name="New rule")).to_be_hidden()
+    page.get_by_role("link", name="Data").click()
+    expect(page.get_by_role("heading", name="Items")).to_be_visible()
+    expect(page.get_by_role("button", name="Save item")).to_be_hidden()
 
 
 def test_operator_creates_a_tenant_and_switches_into_it(

@@ -60,6 +60,7 @@ async function switcher(s) {
 
 async function header() {
   const s = session.current();
+  document.body.className = s?.role ? `role-${s.role}` : "";
   document.getElementById("nav").hidden = !s?.credential;
   const who = document.getElementById("who");
   if (!s) return fill(who);

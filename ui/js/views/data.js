@@ -68,7 +68,7 @@ export async function dataView(main) {
         h("td", { class: "mono" }, item.key),
         h("td", {}, h("pre", { class: "value" }, json(item.value))),
         h("td", {}, when(item.updated_at)),
-        h("td", { class: "row-actions" },
+        h("td", { class: "row-actions needs-editor" },
           h("button", { type: "button", class: "secondary small", onclick: () => edit(item), "aria-label": `Edit ${item.key}` }, "Edit"),
           h("button", { type: "button", class: "danger small", onclick: () => remove(item), "aria-label": `Delete ${item.key}` }, "Delete"))))));
   }
@@ -78,7 +78,7 @@ export async function dataView(main) {
     h("p", { class: "muted" }, "Your tenant's key-value data: scripts read and write it with ctx.kv."),
     h("div", { class: "columns" },
       h("section", { class: "card" }, h("h2", {}, "Items"), h("div", { class: "filters" }, field("Key prefix", prefix)), list),
-      h("section", { class: "card" }, h("h2", {}, "Add or change an item"),
+      h("section", { class: "card needs-editor" }, h("h2", {}, "Add or change an item"),
         h("form", { onsubmit: save },
           field("Key", key),
           field("Value (JSON)", value, "Any JSON value: 3, \"text\", {\"a\": 1}, [1, 2]."),

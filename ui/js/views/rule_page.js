@@ -60,7 +60,7 @@ export async function rulePage(main, ruleId) {
   function showHead() {
     fill(head,
       h("div", { class: "title-row" }, h("h1", {}, rule.name),
-        h("div", { class: "actions" },
+        h("div", { class: "actions needs-editor" },
           h("button", { type: "button", onclick: () => act("trigger") }, "Run now"),
           h("button", { type: "button", class: "secondary", onclick: () => act(rule.enabled ? "pause" : "resume") }, rule.enabled ? "Pause" : "Resume"),
           h("a", { class: "button secondary", href: `#/rules/${rule.id}/edit` }, "Edit"),
@@ -115,6 +115,6 @@ function timelineTable(entries, zone, reload) {
       e.attempts > 1 ? h("span", { class: "muted" }, ` after ${e.attempts} attempts`) : null,
       e.reason ? h("span", { class: "reason" }, e.reason) : null,
       (e.run_ids || []).map((id) => h("a", { href: `#run-${id}`, class: "small", onclick: (ev) => { ev.preventDefault(); document.getElementById(`run-${id}`)?.scrollIntoView(); } }, `run ${id}`)),
-      e.action_id && ["pending", "not_yet_due"].includes(e.fate) ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(e.action_id, "cancel", reload) }, "Cancel") : null,
-      e.action_id && e.fate === "failed" ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(e.action_id, "retry", reload) }, "Retry") : null)));
+      e.action_id && ["pending", "not_yet_due"].includes(e.fate) ? h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(e.action_id, "cancel", reload) }, "Cancel") : null,
+      e.action_id && e.fate === "failed" ? h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(e.action_id, "retry", reload) }, "Retry") : null)));
 }

@@ -46,7 +46,7 @@ export async function rulesList(main) {
   search.addEventListener("input", debounce(restart, 250));
   state.addEventListener("change", restart);
   fill(main,
-    h("div", { class: "title-row" }, h("h1", {}, "Rules"), h("a", { href: "#/rules/new", class: "button" }, "New rule")),
+    h("div", { class: "title-row" }, h("h1", {}, "Rules"), h("a", { href: "#/rules/new", class: "button needs-editor" }, "New rule")),
     h("div", { class: "filters" }, field("Search rules", search), field("Show", state)),
     body);
   await load();
@@ -54,7 +54,7 @@ export async function rulesList(main) {
 
 function table(rules) {
   if (!rules.length) {
-    return h("div", { class: "empty card" }, h("p", {}, "No rules here yet."), h("a", { href: "#/rules/new", class: "button" }, "Create your first rule"));
+    return h("div", { class: "empty card" }, h("p", {}, "No rules here yet."), h("a", { href: "#/rules/new", class: "button needs-editor" }, "Create your first rule"));
   }
   return h("table", { class: "list rules" },
     h("thead", {}, h("tr", {}, ["Name", "Schedule", "Next run", "Last outcome", "State"].map((t) => h("th", { scope: "col" }, t)))),

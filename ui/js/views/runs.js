@@ -102,6 +102,6 @@ function actionsTable(list, names, reload) {
       h("td", {}, `${a.attempt} of ${a.max_attempts}`),
       h("td", {}, a.reason || ""),
       h("td", {},
-        ["pending", "running"].includes(a.status) && h("button", { type: "button", class: "secondary small", onclick: () => actOn(a.id, "cancel", reload) }, "Cancel"),
-        ["failed", "expired", "cancelled"].includes(a.status) && h("button", { type: "button", class: "secondary small", onclick: () => actOn(a.id, "retry", reload) }, "Retry"))))));
+        ["pending", "running"].includes(a.status) && h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(a.id, "cancel", reload) }, "Cancel"),
+        ["failed", "expired", "cancelled"].includes(a.status) && h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(a.id, "retry", reload) }, "Retry"))))));
 }

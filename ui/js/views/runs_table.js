@@ -56,7 +56,7 @@ export function runsTable(runs, reload, { showRule = false, zone = undefined } =
         h("td", {}, ms(run.duration_ms)),
         h("td", {}, ms(run.lateness_ms)),
         h("td", { class: "output" }, h("details", {}, h("summary", {}, h("span", { class: failed ? "bad-text" : "" }, summary || "details")), runDetails(run))),
-        h("td", {}, failed && run.action_id ? h("button", { type: "button", class: "secondary small", onclick: () => actOn(run.action_id, "retry", reload) }, "Retry") : null));
+        h("td", {}, failed && run.action_id ? h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(run.action_id, "retry", reload) }, "Retry") : null));
     })));
 }
 

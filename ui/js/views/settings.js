@@ -69,7 +69,7 @@ async function showWebhook(section) {
   }
   fill(section, h("h2", {}, "Webhook"),
     h("form", { onsubmit: save, novalidate: true }, field("Webhook URL", url, "Events are POSTed here; leave empty to stop delivery."),
-      h("div", { class: "actions" }, h("button", { type: "submit" }, "Save webhook"), h("button", { type: "button", class: "secondary", onclick: rotate }, "New signing secret"))),
+      h("div", { class: "actions needs-admin" }, h("button", { type: "submit" }, "Save webhook"), h("button", { type: "button", class: "secondary", onclick: rotate }, "New signing secret"))),
     hint, status);
 }
 
