@@ -116,10 +116,8 @@ class GuestRun:
         if code is wasmtime.TrapCode.INTERRUPT:
             return OutcomeStatus.TIMEOUT, self.timeout_message()
         if code is wasmtime.TrapCode.OUT_OF_FUEL:
-            return (
-                OutcomeStatus.TIMEOUT,
-                f"used all of its fuel (the CPU limit of {describe_seconds(self.limits.effective_cpu_s)})",
-            )
+            cpu = describe_seconds(self.limits.effective_cpu_s)
+            return OutcomeStatus.TIMEOUT, f"used all of its fuel (the CPU limit of {cpu})"
         limit_bytes = self.limits.memory_bytes
         if memory_bytes >= limit_bytes - max(WASM_PAGE_BYTES, limit_bytes // 10):
             return (

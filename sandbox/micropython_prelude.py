@@ -1,10 +1,11 @@
 """The MicroPython program that hosts a tenant's script inside the WASI interpreter.
 
-`print` is routed over the same channel (WASI stdout is not connected at all), so output is
-capped as it is written. It fetches the script over the host-call channel (`host.call(name, json)`, answered by
+It fetches the script over the host-call channel (`host.call(name, json)`, answered by
 `micropython_runtime`), compiles it, builds `ctx` and calls `main(ctx)`, then reports the
 result (JSON-encoded inside the guest, under the guest's limits) or the error with its line.
 Calls named `__...` belong to this prelude; everything else is the tenant's host API.
+`print` is routed over the same channel (WASI stdout is not connected at all), so output is
+capped as it is written.
 """
 
 PRELUDE = r"""
@@ -89,7 +90,8 @@ def _run():
     try:
         text = _j.dumps(r)
     except BaseException as e:
-        _call("__failed", "main() returned a %s, which is not JSON: %s" % (type(r).__name__, e), None)
+        kind = type(r).__name__
+        _call("__failed", "main() returned a %s, which is not JSON: %s" % (kind, e), None)
         return
     _h.call("__result_json", text)
 

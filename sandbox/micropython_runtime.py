@@ -241,7 +241,6 @@ class _MicroPythonRun(GuestRun):
                 )
 
 
-
 def _classify(guest: GuestRun, exc: Exception, memory_bytes: int) -> tuple[OutcomeStatus, str]:
     """Like `GuestRun.classify`, knowing two MicroPython facts: its GC heap is fixed at 1 MiB
     and the interpreter faults out of bounds when it runs out (rather than raising), and a
@@ -294,14 +293,12 @@ def _host_call(
     guest = GuestRun.current()
     assert isinstance(guest, _MicroPythonRun)
     memory = caller.get("memory")
-    if (
-        not isinstance(memory, wasmtime.Memory)
-        or min(name_len, payload_len) < 0
-        or name_len > 64
-    ):
+    if not isinstance(memory, wasmtime.Memory) or min(name_len, payload_len) < 0 or name_len > 64:
         raise guest.end(OutcomeStatus.ERROR, "malformed host call")
     if payload_len > MAX_PAYLOAD_BYTES:
-        raise guest.end(OutcomeStatus.OUTPUT_LIMIT, f"a host call carried over {MAX_PAYLOAD_BYTES} bytes")
+        raise guest.end(
+            OutcomeStatus.OUTPUT_LIMIT, f"a host call carried over {MAX_PAYLOAD_BYTES} bytes"
+        )
     name = bytes(memory.read(caller, name_ptr, name_ptr + name_len)).decode("utf-8", "replace")
     payload = bytes(memory.read(caller, payload_ptr, payload_ptr + payload_len))
     try:

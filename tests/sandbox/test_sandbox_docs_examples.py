@@ -13,7 +13,10 @@ from sandbox.memory_host import MemoryHost
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "scripts.md").read_text()
 EXAMPLES = dict(re.findall(r"### Example: ([^\n]+)\n\n```python\n(.*?)```", DOC, re.S))
 PARAMS_KV = {
-    "daily summary": ({"to": "ops@example.com"}, {"orders:2026-11-23": [{"amount": 2.5}, {"amount": 4}]}),
+    "daily summary": (
+        {"to": "ops@example.com"},
+        {"orders:2026-11-23": [{"amount": 2.5}, {"amount": 4}]},
+    ),
     "reminder, at most once per occurrence": ({"to": "a@example.com", "subject": "hi"}, {}),
     "threshold alert": ({"threshold": 3}, {"errors": 5}),
 }

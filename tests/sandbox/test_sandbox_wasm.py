@@ -69,11 +69,13 @@ async def test_main_returning_i32_is_the_result(run) -> None:
         (b"\x00asm\x01\x00\x00\x00\xff\xff", "invalid WebAssembly"),
         ('(module (func (export "main")', "WAT does not parse"),
         (
-            '(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32))) (func (export "main")))',
+            '(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32)'
+            ' (result i32))) (func (export "main")))',
             "only the 'cadenza' functions",
         ),
         (
-            '(module (import "cadenza" "log" (func (param i32) (result i32))) (func (export "main")))',
+            '(module (import "cadenza" "log" (func (param i32) (result i32))) (func'
+            ' (export "main")))',
             "wrong signature",
         ),
         ('(module (func (export "start")))', "must export a function 'main'"),

@@ -24,11 +24,30 @@ def body(*lines: str) -> str:
 
 BOMBS = [
     ("cpu-loop", body("while True:", "    pass"), OutcomeStatus.TIMEOUT),
-    ("cpu-loop-catching-everything", body("while True:", "    try:", "        while True:", "            pass", "    except BaseException:", "        pass"), OutcomeStatus.TIMEOUT),
+    (
+        "cpu-loop-catching-everything",
+        body(
+            "while True:",
+            "    try:",
+            "        while True:",
+            "            pass",
+            "    except BaseException:",
+            "        pass",
+        ),
+        OutcomeStatus.TIMEOUT,
+    ),
     ("huge-int", body("return 10 ** 10 ** 10"), OutcomeStatus.TIMEOUT),
-    ("regex-backtracking", "import re\n" + body("return bool(re.match('(a+)+$', 'a' * 64 + 'b'))"), OutcomeStatus.TIMEOUT),
+    (
+        "regex-backtracking",
+        "import re\n" + body("return bool(re.match('(a+)+$', 'a' * 64 + 'b'))"),
+        OutcomeStatus.TIMEOUT,
+    ),
     ("sleep", "import time\n" + body("time.sleep(60)"), OutcomeStatus.TIMEOUT),
-    ("memory-list", body("x = []", "while True:", "    x.append('a' * 1000000)"), OutcomeStatus.MEMORY),
+    (
+        "memory-list",
+        body("x = []", "while True:", "    x.append('a' * 1000000)"),
+        OutcomeStatus.MEMORY,
+    ),
     ("memory-one-allocation", body("return len(b'x' * (10 ** 10))"), OutcomeStatus.MEMORY),
     ("output-flood", body("while True:", "    print('x' * 1000)"), OutcomeStatus.OUTPUT_LIMIT),
     ("result-flood", body("return 'x' * 10000000"), OutcomeStatus.OUTPUT_LIMIT),
@@ -36,15 +55,32 @@ BOMBS = [
     ("emit-flood", body("while True:", "    ctx.emit('e', 1)"), OutcomeStatus.OUTPUT_LIMIT),
     ("recursion", "def f(n):\n    return f(n + 1)\n" + body("return f(0)"), OutcomeStatus.ERROR),
     ("int-to-str-digits", body("return str(10 ** 5000)"), OutcomeStatus.ERROR),
-    ("deep-result", body("x = []", "for i in range(100000):", "    x = [x]", "return x"), OutcomeStatus.ERROR),
-    ("nested-parentheses", "def main(ctx):\n    return " + "(" * 100000 + "1" + ")" * 100000 + "\n", OutcomeStatus.REJECTED),
+    (
+        "deep-result",
+        body("x = []", "for i in range(100000):", "    x = [x]", "return x"),
+        OutcomeStatus.ERROR,
+    ),
+    (
+        "nested-parentheses",
+        "def main(ctx):\n    return " + "(" * 100000 + "1" + ")" * 100000 + "\n",
+        OutcomeStatus.REJECTED,
+    ),
     ("nested-unary", "def main(ctx):\n    return " + "-" * 200000 + "1\n", OutcomeStatus.REJECTED),
-    ("nested-blocks", "def main(ctx):\n" + "".join(" " * i + "if 1:\n" for i in range(1, 200)) + " " * 200 + "pass\n", OutcomeStatus.REJECTED),
+    (
+        "nested-blocks",
+        "def main(ctx):\n"
+        + "".join(" " * i + "if 1:\n" for i in range(1, 200))
+        + " " * 200
+        + "pass\n",
+        OutcomeStatus.REJECTED,
+    ),
 ]
 
 
 @pytest.mark.parametrize(("script", "status"), [b[1:] for b in BOMBS], ids=[b[0] for b in BOMBS])
-async def test_bomb_ends_with_its_status_inside_its_limit(run, script: str, status: OutcomeStatus) -> None:
+async def test_bomb_ends_with_its_status_inside_its_limit(
+    run, script: str, status: OutcomeStatus
+) -> None:
     started = time.monotonic()
     outcome = await run("python", script, LIMITS)
     assert outcome.status is status, (outcome.status, outcome.error)

@@ -129,7 +129,11 @@ def test_network_namespace_has_no_route_out() -> None:
             """
         )
         done = subprocess.run(
-            [sys.executable, "-c", code], env={"PYTHONPATH": ROOT}, capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", code],
+            env={"PYTHONPATH": ROOT},
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() in {"OSError", "ConnectionRefusedError"}

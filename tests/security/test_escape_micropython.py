@@ -22,27 +22,54 @@ CASES = [
     ("write-file", body("open('/tmp/x', 'w').write('x')"), OutcomeStatus.ERROR),
     ("socket", "import socket\n" + body("return 1"), OutcomeStatus.ERROR),
     ("sleep-past-deadline", "import time\n" + body("time.sleep(30)"), OutcomeStatus.ERROR),
-    ("unknown-host-call", "import host\n" + body("return host.call('exec', '[]')"), OutcomeStatus.OK),
+    (
+        "unknown-host-call",
+        "import host\n" + body("return host.call('exec', '[]')"),
+        OutcomeStatus.OK,
+    ),
     ("cpu-loop", body("while True:", "    pass"), OutcomeStatus.TIMEOUT),
-    ("cpu-loop-catching", body("while True:", "    try:", "        while True:", "            pass", "    except BaseException:", "        pass"), OutcomeStatus.TIMEOUT),
+    (
+        "cpu-loop-catching",
+        body(
+            "while True:",
+            "    try:",
+            "        while True:",
+            "            pass",
+            "    except BaseException:",
+            "        pass",
+        ),
+        OutcomeStatus.TIMEOUT,
+    ),
     ("huge-int", body("return 10 ** 10 ** 10"), OutcomeStatus.TIMEOUT),
-    ("memory", body("x = []", "while True:", "    x.append(bytearray(1000000))"), OutcomeStatus.MEMORY),
+    (
+        "memory",
+        body("x = []", "while True:", "    x.append(bytearray(1000000))"),
+        OutcomeStatus.MEMORY,
+    ),
     ("recursion", "def f(n):\n    return f(n + 1)\n" + body("return f(0)"), OutcomeStatus.ERROR),
     ("result-flood", body("return 'x' * 5000"), OutcomeStatus.OUTPUT_LIMIT),
     # MicroPython's compiler is not recursive: deep nesting only costs time, bounded by the clock
-    ("nested-source", "def main(ctx):\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n", OutcomeStatus.TIMEOUT),
+    (
+        "nested-source",
+        "def main(ctx):\n    return " + "(" * 5000 + "1" + ")" * 5000 + "\n",
+        OutcomeStatus.TIMEOUT,
+    ),
     ("script-too-large", "def main(ctx):\n    return 1\n" + "#" * 60000, OutcomeStatus.REJECTED),
 ]
 
 
 @pytest.mark.parametrize(("script", "status"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-async def test_micropython_attack_ends_with_exact_status(run, script: str, status: OutcomeStatus) -> None:
+async def test_micropython_attack_ends_with_exact_status(
+    run, script: str, status: OutcomeStatus
+) -> None:
     outcome = await run("micropython", script, LIMITS)
     assert outcome.status is status, (outcome.status, outcome.error, outcome.stderr)
     assert outcome.duration_s < LIMITS.timeout_s + 0.5
 
 
 async def test_environment_is_empty(run) -> None:
-    outcome = await run("micropython", "import os\n" + body("return [os.getenv('HOME'), os.getenv('PATH')]"), LIMITS)
+    outcome = await run(
+        "micropython", "import os\n" + body("return [os.getenv('HOME'), os.getenv('PATH')]"), LIMITS
+    )
     assert outcome.status is OutcomeStatus.OK, outcome.error
     assert outcome.result == [None, None]

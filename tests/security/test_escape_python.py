@@ -30,9 +30,17 @@ CORPUS = [
     ("getattr-format", body("return getattr('{0.__class__}', 'format')(1)"), ERROR),
     ("fstring-dunder", body("return f'{ctx.__class__}'"), REJECTED),
     ("generator-frame", body("g = (x for x in [1])", "return g.gi_frame.f_back"), REJECTED),
-    ("generator-frame-getattr", body("g = (x for x in [1])", "return getattr(g, 'gi_frame')"), ERROR),
+    (
+        "generator-frame-getattr",
+        body("g = (x for x in [1])", "return getattr(g, 'gi_frame')"),
+        ERROR,
+    ),
     ("generator-code", body("g = (x for x in [1])", "return getattr(g, 'gi_code')"), ERROR),
-    ("traceback-frame", body("try:", "    1 / 0", "except Exception as e:", "    return e.__traceback__"), REJECTED),
+    (
+        "traceback-frame",
+        body("try:", "    1 / 0", "except Exception as e:", "    return e.__traceback__"),
+        REJECTED,
+    ),
     ("function-globals", body("f = lambda: 0", "return f.__globals__"), REJECTED),
     ("function-globals-getattr", body("f = lambda: 0", "return getattr(f, 'func_globals')"), ERROR),
     ("dunder-import", body("return __import__('os')"), REJECTED),
@@ -41,12 +49,28 @@ CORPUS = [
     ("import-ctypes", "import ctypes\n" + body("return 1"), ERROR),
     ("import-socket", "import socket\n" + body("return 1"), ERROR),
     ("import-importlib", "import importlib\n" + body("return 1"), ERROR),
-    ("import-string", "import string\n" + body("return string.Formatter().format('{0.__class__}', 1)"), ERROR),
-    ("import-operator", "import operator\n" + body("return operator.attrgetter('__class__')(1)"), ERROR),
+    (
+        "import-string",
+        "import string\n" + body("return string.Formatter().format('{0.__class__}', 1)"),
+        ERROR,
+    ),
+    (
+        "import-operator",
+        "import operator\n" + body("return operator.attrgetter('__class__')(1)"),
+        ERROR,
+    ),
     ("import-functools", "import functools\n" + body("return 1"), ERROR),
     ("relative-import", "from . import x\n" + body("return 1"), ERROR),
-    ("module-reaches-sys", "import datetime\n" + body("return datetime.sys.modules['os'].getcwd()"), ERROR),
-    ("module-reaches-codecs", "import json\n" + body("return json.codecs.open('/etc/passwd').read()"), ERROR),
+    (
+        "module-reaches-sys",
+        "import datetime\n" + body("return datetime.sys.modules['os'].getcwd()"),
+        ERROR,
+    ),
+    (
+        "module-reaches-codecs",
+        "import json\n" + body("return json.codecs.open('/etc/passwd').read()"),
+        ERROR,
+    ),
     ("from-module-import-module", "from json import decoder\n" + body("return 1"), ERROR),
     ("module-dunder-loader", "import math\n" + body("return math.__loader__"), REJECTED),
     ("module-getattr-loader", "import math\n" + body("return getattr(math, '__loader__')"), ERROR),
@@ -70,16 +94,17 @@ CORPUS = [
 
 
 @pytest.mark.parametrize(("script", "status"), [c[1:] for c in CORPUS], ids=[c[0] for c in CORPUS])
-async def test_escape_attempt_ends_with_exact_status(run, script: str, status: OutcomeStatus) -> None:
+async def test_escape_attempt_ends_with_exact_status(
+    run, script: str, status: OutcomeStatus
+) -> None:
     outcome = await run("python", script)
     assert outcome.status is status, (outcome.status, outcome.error)
     assert outcome.result is None and outcome.error
 
 
 async def test_str_subclass_key_reaches_the_store_as_exact_str(run) -> None:
-    script = (
-        "class Key(str):\n    def startswith(self, prefix):\n        return True\n"
-        + body("ctx.kv.set(Key('a'), Key('value'))", "return ctx.kv.keys('a')")
+    script = "class Key(str):\n    def startswith(self, prefix):\n        return True\n" + body(
+        "ctx.kv.set(Key('a'), Key('value'))", "return ctx.kv.keys('a')"
     )
     host = MemoryHost()
     outcome = await run("python", script, host=host)
