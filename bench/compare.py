@@ -11,6 +11,7 @@ moments apart under the same machine load.
 from __future__ import annotations
 
 import asyncio
+import math
 import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -67,10 +68,12 @@ async def _warm(node: _Node, runtimes: Sequence[str], notes: list[str]) -> None:
 
 
 async def _calibrate(ctx: Context, node: _Node, database: str, notes: list[str]) -> float:
-    """Actions/s of the slowest ready runtime on a small burst."""
+    """Actions/s of the slowest ready runtime on a small burst (infinite in quick mode)."""
+    if not ctx.calibrates:
+        return math.inf
     rates = {}
     for runtime, code in node.ready.items():
-        workload = burst(runtime, code, ctx.pick(20, 100), ctx.base_lead_s)
+        workload = burst(runtime, code, 100, ctx.base_lead_s)
         done = await ours.drain(node.db, [node.worker], node.tenant_ids, workload)
         rates[runtime] = workload.size / done.drain_s
     shown = ", ".join(f"{runtime} {rate:.0f}/s" for runtime, rate in rates.items())

@@ -43,6 +43,11 @@ class Context:
         return self.pick(1, 3)
 
     @property
+    def calibrates(self) -> bool:
+        """Whether sizes follow a calibration burst (full mode) or stay as set (quick mode)."""
+        return self.mode is Mode.FULL
+
+    @property
     def base_lead_s(self) -> float:
         """Seconds between loading a workload and its first due instant (plus load time)."""
         return self.pick(QUICK_LEAD_S, BASE_LEAD_S)

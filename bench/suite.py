@@ -48,6 +48,15 @@ async def _run_one(name: str, ctx: Context) -> ScenarioResult:
     return result
 
 
+def _stderr_log(origin_s: float) -> Callable[[str], None]:
+    """Progress lines on stderr, each with the seconds since the suite started."""
+
+    def log(line: str) -> None:
+        print(f"[{time.monotonic() - origin_s:6.1f} s] {line}", file=sys.stderr, flush=True)
+
+    return log
+
+
 def _stamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H%M%SZ")
 
@@ -57,10 +66,11 @@ async def run_suite(
     mode: Mode,
     out_dir: Path = RESULTS_DIR,
     command: str = "",
-    log: Callable[[str], None] = lambda line: print(line, file=sys.stderr, flush=True),
+    log: Callable[[str], None] | None = None,
 ) -> Path:
     """Run the scenarios (all when `names` is empty); return the path of the results JSON."""
     selected = check_names(names)
+    log = log or _stderr_log(time.monotonic())
     started_at = datetime.now(UTC)
     machine = describe_machine()
     out_dir.mkdir(parents=True, exist_ok=True)

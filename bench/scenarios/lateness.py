@@ -40,7 +40,7 @@ def load_duration_s(
 async def run(ctx: Context) -> ScenarioResult:
     rates = ctx.pick((20,), (10, 100, 200, 1000))
     duration_s = ctx.pick(2.0, 10.0)
-    budget_s = ctx.pick(4.0, 15.0)
+    budget_s = 15.0
     runtime = "python"
     recorder = Recorder()
     notes: list[str] = []

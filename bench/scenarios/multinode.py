@@ -50,9 +50,11 @@ async def run(ctx: Context) -> ScenarioResult:
     recorder = Recorder()
     notes: list[str] = []
     try:
-        probe = burst("python", TRIVIAL_PYTHON, ctx.pick(20, 100), ctx.base_lead_s)
-        calibration, _, _ = await _drain(ctx, url, db, tenant_ids, 1, probe)
-        size = sized(probe.size / calibration.drain_s, target, ctx.pick(4.0, 15.0))
+        size = target
+        if ctx.calibrates:
+            probe = burst("python", TRIVIAL_PYTHON, 100, ctx.base_lead_s)
+            calibration, _, _ = await _drain(ctx, url, db, tenant_ids, 1, probe)
+            size = sized(probe.size / calibration.drain_s, target, 15.0)
         if size < target:
             notes.append(f"{size} actions instead of {target} (one worker's calibrated rate)")
         workload = burst("python", TRIVIAL_PYTHON, size, ctx.base_lead_s)

@@ -2,7 +2,7 @@
 
 Cadenza runs each runtime's trivial script in its sandbox; the peer runs a no-op function
 with no sandbox at all. Drain time runs from the common due instant to the last finish.
-N is 10 000 in full mode (200 in quick), lowered when the calibration burst shows the slowest
+N is 10 000 in full mode (100 in quick), lowered when the calibration burst shows the slowest
 runtime would need longer than the mode's time box to drain it (the notes say so).
 """
 
@@ -33,8 +33,8 @@ def sized(capacity_per_s: float, target: int, drain_budget_s: float) -> int:
 
 
 async def run(ctx: Context) -> ScenarioResult:
-    target = ctx.pick(200, 10_000)
-    drain_budget_s = ctx.pick(4.0, 12.0)
+    target = ctx.pick(100, 10_000)
+    drain_budget_s = 12.0
     databases = ctx.pick(("sqlite",), ("sqlite", "postgresql"))
     runtimes = ctx.pick(("python",), RUNTIMES)
     recorder = Recorder()
