@@ -26,7 +26,7 @@ from sandbox.memory_host import MemoryHost
 from sandbox.micropython_prelude import PRELUDE
 from sandbox.outcomes import Run
 from sandbox.source import decode_script
-from sandbox.wasm_engine import FUEL_PER_CPU_S, WasmEngine
+from sandbox.wasm_engine import WasmEngine
 
 #: The guest allocates this much per host call from its heap, which this build fixes at 1 MiB:
 #: keep it small (a 64 KiB value fits), and scripts smaller still.
@@ -125,17 +125,7 @@ class MicroPythonRuntime:
         """On a run thread: a fresh Store + WASI instance running the prelude."""
         assert self._module is not None, "MicroPythonRuntime.start() was not awaited"
         limits, run = guest.limits, guest.run
-        store = wasmtime.Store(self._engine.engine)
-        store.set_limits(
-            memory_size=limits.memory_bytes,
-            instances=1,
-            memories=1,
-            tables=4,
-            table_elements=100_000,
-        )
-        fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
-        store.set_fuel(fuel)
-        store.set_epoch_deadline(self._engine.deadline_ticks(guest.deadline_s - time.monotonic()))
+        store, fuel = self._engine.new_store(limits, guest.deadline_s)
         store.set_wasi(_wasi_config())
         guest.store = store
         instance: wasmtime.Instance | None = None

@@ -22,6 +22,7 @@ from pathlib import Path
 import wasmtime
 
 from sandbox.cache import content_key
+from sandbox.contract import Limits
 
 TICK_S = 0.002
 #: Fuel granted per CPU second of the run's limit. Fuel is the deterministic backstop; the
@@ -75,6 +76,22 @@ class WasmEngine:
         """Ticks until `timeout_s` from now: rounded up, plus one for the tick in progress,
         so a guest is never stopped early (and at most ~2 ticks late)."""
         return math.ceil(max(timeout_s, 0.0) / TICK_S) + 1
+
+    def new_store(self, limits: Limits, deadline_s: float) -> tuple[wasmtime.Store, int]:
+        """A fresh store for one run: memory/instance/table caps, fuel, and an epoch deadline
+        at `deadline_s` (monotonic). Returns the store and the fuel it was given."""
+        store = wasmtime.Store(self.engine)
+        store.set_limits(
+            memory_size=limits.memory_bytes,
+            instances=1,
+            memories=1,
+            tables=4,
+            table_elements=100_000,
+        )
+        fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
+        store.set_fuel(fuel)
+        store.set_epoch_deadline(self.deadline_ticks(deadline_s - time.monotonic()))
+        return store, fuel
 
     def module_key(self, wasm: bytes) -> str:
         return content_key("wasm-module", self.version, _CONFIG_FINGERPRINT, wasm)

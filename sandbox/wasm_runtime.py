@@ -26,7 +26,7 @@ from sandbox.guest import GuestRun
 from sandbox.hostcalls import HostSession
 from sandbox.outcomes import Run
 from sandbox.source import describe_seconds
-from sandbox.wasm_engine import FUEL_PER_CPU_S, WasmEngine
+from sandbox.wasm_engine import WasmEngine
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 _MAX_CHECK_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -110,17 +110,7 @@ class WasmRuntime:
     def _execute(self, module: wasmtime.Module, guest: GuestRun) -> None:
         """On a run thread: instantiate into a fresh store and call `main`."""
         limits, run = guest.limits, guest.run
-        store = wasmtime.Store(self._engine.engine)
-        store.set_limits(
-            memory_size=limits.memory_bytes,
-            table_elements=100_000,
-            instances=1,
-            tables=4,
-            memories=1,
-        )
-        fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
-        store.set_fuel(fuel)
-        store.set_epoch_deadline(self._engine.deadline_ticks(guest.deadline_s - time.monotonic()))
+        store, fuel = self._engine.new_store(limits, guest.deadline_s)
         cpu_start_s = time.thread_time()
         instance: wasmtime.Instance | None = None
         with guest:

@@ -5,53 +5,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-# tests/sandbox/ would otherwise shadow the `sandbox` package as a namespace package
-# (pytest puts tests/ on sys.path first); put the project root ahead of it.
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+# tests/sandbox/ would otherwise shadow the `sandbox` package as a namespace package (pytest
+# puts tests/ on sys.path first): put the project root ahead of it, and the shared fixtures
+# module (tests/sandbox/sandbox_fixtures.py) on the path.
+HERE = Path(__file__).resolve()
+sys.path[:0] = [str(HERE.parents[2]), str(HERE.parents[1] / "sandbox")]
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from datetime import UTC, datetime
-
-import pytest
-import pytest_asyncio
-
-from sandbox import Limits, Outcome, Sandbox, SandboxConfig, ScriptContext
-from sandbox.memory_host import MemoryHost
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sandbox() -> AsyncIterator[Sandbox]:
-    async with Sandbox(SandboxConfig(max_workers=2)) as box:
-        yield box
-
-
-@pytest.fixture
-def context() -> ScriptContext:
-    return ScriptContext(
-        tenant_id="t-1",
-        rule_id="r-1",
-        rule_name="daily summary",
-        scheduled_at=datetime(2026, 11, 23, 9, 0, tzinfo=UTC),
-        attempt=1,
-        params={"threshold": 10},
-        occurrence_id="occ-1",
-    )
-
-
-Run = Callable[..., Awaitable[Outcome]]
-
-
-@pytest.fixture
-def run(sandbox: Sandbox, context: ScriptContext) -> Run:
-    """`await run("python", script, limits=..., host=...)`: one run in the shared sandbox."""
-
-    async def run_once(
-        runtime: str,
-        script: str | bytes,
-        limits: Limits | None = None,
-        host: MemoryHost | None = None,
-    ) -> Outcome:
-        chosen = limits or Limits()
-        return await sandbox.runtime(runtime).run(script, context, chosen, host or MemoryHost())
-
-    return run_once
+from sandbox_fixtures import context, run, sandbox  # noqa: E402, F401  (fixtures)

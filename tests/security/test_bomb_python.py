@@ -9,6 +9,7 @@ import time
 
 import psutil
 import pytest
+from sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus
 
@@ -16,10 +17,6 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 TIMEOUT_S = 1.0
 LIMITS = Limits(timeout_s=TIMEOUT_S, memory_bytes=64 * 1024 * 1024, output_bytes=4096)
-
-
-def body(*lines: str) -> str:
-    return "def main(ctx):\n" + "".join(f"    {line}\n" for line in lines)
 
 
 BOMBS = [

@@ -4,16 +4,13 @@ the wall clock, and bombs end with their own status."""
 from __future__ import annotations
 
 import pytest
+from sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 LIMITS = Limits(timeout_s=1.0, output_bytes=4096, result_bytes=1000, host_calls=50)
-
-
-def body(*lines: str) -> str:
-    return "def main(ctx):\n" + "".join(f"    {line}\n" for line in lines)
 
 
 CASES = [

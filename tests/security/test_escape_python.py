@@ -6,6 +6,7 @@ refused it while running. Nothing here may come back `ok` with something it shou
 from __future__ import annotations
 
 import pytest
+from sandbox_fixtures import body
 
 from sandbox import OutcomeStatus
 from sandbox.memory_host import MemoryHost
@@ -13,10 +14,6 @@ from sandbox.memory_host import MemoryHost
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 REJECTED, ERROR = OutcomeStatus.REJECTED, OutcomeStatus.ERROR
-
-
-def body(*lines: str) -> str:
-    return "def main(ctx):\n" + "".join(f"    {line}\n" for line in lines)
 
 
 CORPUS = [

@@ -1,0 +1,55 @@
+"""Fixtures and helpers shared by tests/sandbox and tests/security (loaded by both conftests)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+
+import pytest
+import pytest_asyncio
+
+from sandbox import Limits, Outcome, Sandbox, SandboxConfig, ScriptContext
+from sandbox.memory_host import MemoryHost
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def sandbox() -> AsyncIterator[Sandbox]:
+    async with Sandbox(SandboxConfig(max_workers=2)) as box:
+        yield box
+
+
+@pytest.fixture
+def context() -> ScriptContext:
+    return ScriptContext(
+        tenant_id="t-1",
+        rule_id="r-1",
+        rule_name="daily summary",
+        scheduled_at=datetime(2026, 11, 23, 9, 0, tzinfo=UTC),
+        attempt=1,
+        params={"threshold": 10},
+        occurrence_id="occ-1",
+    )
+
+
+Run = Callable[..., Awaitable[Outcome]]
+
+
+@pytest.fixture
+def run(sandbox: Sandbox, context: ScriptContext) -> Run:
+    """`await run("python", script, limits=..., host=...)`: one run in the shared sandbox."""
+
+    async def run_once(
+        runtime: str,
+        script: str | bytes,
+        limits: Limits | None = None,
+        host: MemoryHost | None = None,
+    ) -> Outcome:
+        chosen = limits or Limits()
+        return await sandbox.runtime(runtime).run(script, context, chosen, host or MemoryHost())
+
+    return run_once
+
+
+def body(*lines: str) -> str:
+    """A `main(ctx)` whose body is `lines` (each indented once)."""
+    return "def main(ctx):\n" + "".join(f"    {line}\n" for line in lines)
