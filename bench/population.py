@@ -1,80 +1,74 @@
-"""Filling a database with many tenants and rules fast (bulk inserts, not the API).
+"""Filling a SQLite database with many tenants and rules fast (sqlite3 bulk inserts, not the API).
 
 Each rule runs daily at a minute of its own and has its one pending action 2-26 hours ahead,
 as the engine would have planned it, so nothing falls due while the idle engine is measured.
+Rows are written in the format SQLAlchemy uses for these columns on SQLite (UTC timestamps
+as text, JSON as text), straight through sqlite3: a million rules load in seconds.
 """
 
 from __future__ import annotations
 
 import secrets
+import sqlite3
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
-from bench.databases import sync_url
-from engine.store.tables import actions, rules
-from tenants.tables import tenants
-
-CHUNK = 20_000
+CHUNK = 50_000
 DAY_MINUTES = 24 * 60
+CODE = "def main(ctx):\n    return None\n"
+
+_TENANT = (
+    "INSERT INTO tenants (id, name, status, created_at, webhook_secret) VALUES (?, ?, ?, ?, ?)"
+)
+_RULE = (
+    "INSERT INTO rules (id, tenant_id, name, schedule, runtime, code, params, created_at,"
+    " updated_at) VALUES (?, ?, ?, ?, 'python', ?, '{}', ?, ?)"
+)
+_ACTION = (
+    "INSERT INTO actions (tenant_id, rule_id, rule_version, scheduled_at, due_at, status,"
+    " max_attempts, created_at) VALUES (?, ?, 1, ?, ?, 'pending', 3, ?)"
+)
 
 
-def _tenant_rows(count: int, now: datetime) -> list[dict[str, object]]:
-    secret = secrets.token_urlsafe(32)
-    return [
-        {"id": f"t_bench{i:06d}", "name": f"bench-{i}", "created_at": now, "webhook_secret": secret}
-        for i in range(count)
-    ]
+def _text(moment: datetime) -> str:
+    """An instant as SQLAlchemy stores a UtcDateTime on SQLite: naive UTC text."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
-def _rule_and_action(
-    index: int, tenant_id: str, now: datetime
-) -> tuple[dict[str, object], dict[str, object]]:
-    due_at = (now + timedelta(hours=2, minutes=index % DAY_MINUTES)).replace(
-        second=0, microsecond=0
-    )
-    rule_id = f"r_bench{index:08d}"
-    rule = {
-        "id": rule_id,
-        "tenant_id": tenant_id,
-        "name": f"daily {index}",
-        "schedule": f"FREQ=DAILY;BYHOUR={due_at.hour};BYMINUTE={due_at.minute}",
-        "runtime": "python",
-        "code": "def main(ctx):\n    return None\n",
-        "params": {},
-        "created_at": now,
-        "updated_at": now,
-    }
-    action = {
-        "tenant_id": tenant_id,
-        "rule_id": rule_id,
-        "rule_version": 1,
-        "scheduled_at": due_at,
-        "due_at": due_at,
-        "status": "pending",
-        "max_attempts": 3,
-        "created_at": now,
-    }
-    return rule, action
+def _rows(
+    start: int, stop: int, tenant_ids: list[str], now: datetime
+) -> Iterator[tuple[tuple[str, ...], tuple[str, ...]]]:
+    created = _text(now)
+    base = now.replace(second=0, microsecond=0) + timedelta(hours=2)
+    for index in range(start, stop):
+        due_at = base + timedelta(minutes=index % DAY_MINUTES)
+        rule_id = f"r_bench{index:08d}"
+        tenant_id = tenant_ids[index % len(tenant_ids)]
+        schedule = f"FREQ=DAILY;BYHOUR={due_at.hour};BYMINUTE={due_at.minute}"
+        due = _text(due_at)
+        yield (
+            (rule_id, tenant_id, f"daily {index}", schedule, CODE, created, created),
+            (tenant_id, rule_id, due, due, created),
+        )
 
 
 def populate(async_url: str, tenant_count: int, rule_count: int) -> list[str]:
     """Insert tenants and rules (spread evenly) with their next actions; return tenant ids."""
-    engine = create_engine(sync_url(async_url))
+    path = Path(str(make_url(async_url).database))
     now = datetime.now(UTC)
-    tenant_rows = _tenant_rows(tenant_count, now)
-    tenant_ids = [str(row["id"]) for row in tenant_rows]
-    try:
-        with engine.begin() as conn:
-            conn.execute(tenants.insert(), tenant_rows)
+    tenant_ids = [f"t_bench{i:06d}" for i in range(tenant_count)]
+    secret = secrets.token_urlsafe(32)
+    with sqlite3.connect(path) as conn:
+        conn.executemany(
+            _TENANT,
+            [(t, f"bench-{i}", "active", _text(now), secret) for i, t in enumerate(tenant_ids)],
+        )
         for start in range(0, rule_count, CHUNK):
-            pairs = [
-                _rule_and_action(i, tenant_ids[i % tenant_count], now)
-                for i in range(start, min(start + CHUNK, rule_count))
-            ]
-            with engine.begin() as conn:
-                conn.execute(rules.insert(), [rule for rule, _ in pairs])
-                conn.execute(actions.insert(), [action for _, action in pairs])
-    finally:
-        engine.dispose()
+            pairs = list(_rows(start, min(start + CHUNK, rule_count), tenant_ids, now))
+            conn.executemany(_RULE, [rule for rule, _ in pairs])
+            conn.executemany(_ACTION, [action for _, action in pairs])
+    conn.close()
     return tenant_ids

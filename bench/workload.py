@@ -14,7 +14,7 @@ TRIVIAL_WAT = '(module (memory (export "memory") 1) (func (export "main")))\n'
 #: Seconds between loading a workload and its first due instant, per 1 000 actions loaded.
 LOAD_S_PER_1000 = 0.3
 #: Fixed part of the lead: a worker notices actions another process wrote within ~1 s.
-BASE_LEAD_S = 3.0
+BASE_LEAD_S = 2.0
 QUICK_LEAD_S = 1.5
 
 

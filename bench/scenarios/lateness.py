@@ -31,16 +31,16 @@ def load_duration_s(
     rate_per_s: float, duration_s: float, capacity_per_s: float, budget_s: float
 ) -> float:
     """`duration_s`, or less when `rate_per_s` exceeds capacity and the backlog would take longer
-    than `budget_s` to drain (at least one second of load)."""
+    than `budget_s` to drain (at least half a second of load)."""
     if rate_per_s <= capacity_per_s:
         return duration_s
-    return max(1.0, min(duration_s, capacity_per_s * budget_s / rate_per_s))
+    return max(0.5, min(duration_s, capacity_per_s * budget_s / rate_per_s))
 
 
 async def run(ctx: Context) -> ScenarioResult:
     rates = ctx.pick((20,), (10, 100, 200, 1000))
     duration_s = ctx.pick(2.0, 10.0)
-    budget_s = 15.0
+    budget_s = 6.0
     runtime = "python"
     recorder = Recorder()
     notes: list[str] = []

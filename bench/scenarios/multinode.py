@@ -54,7 +54,7 @@ async def run(ctx: Context) -> ScenarioResult:
         if ctx.calibrates:
             probe = burst("python", TRIVIAL_PYTHON, 100, ctx.base_lead_s)
             calibration, _, _ = await _drain(ctx, url, db, tenant_ids, 1, probe)
-            size = sized(probe.size / calibration.drain_s, target, 15.0)
+            size = sized(probe.size / calibration.drain_s, target, 10.0)
         if size < target:
             notes.append(f"{size} actions instead of {target} (one worker's calibrated rate)")
         workload = burst("python", TRIVIAL_PYTHON, size, ctx.base_lead_s)

@@ -34,7 +34,7 @@ def sized(capacity_per_s: float, target: int, drain_budget_s: float) -> int:
 
 async def run(ctx: Context) -> ScenarioResult:
     target = ctx.pick(100, 10_000)
-    drain_budget_s = 12.0
+    drain_budget_s = 6.0
     databases = ctx.pick(("sqlite",), ("sqlite", "postgresql"))
     runtimes = ctx.pick(("python",), RUNTIMES)
     recorder = Recorder()

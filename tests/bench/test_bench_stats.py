@@ -115,15 +115,15 @@ def test_sandbox_json_numbers_become_figures_with_units() -> None:
     ("capacity_per_s", "expected"),
     [
         (5000.0, 10_000),  # fast enough: the target as asked
-        (450.0, 5400),  # 450/s x 12 s, rounded down to hundreds
+        (450.0, 2700),  # 450/s x 6 s, rounded down to hundreds
         (3.0, 100),  # never below 100 actions
     ],
 )
 def test_burst_size_follows_calibrated_capacity(capacity_per_s: float, expected: int) -> None:
-    assert sized(capacity_per_s, 10_000, 12.0) == expected
+    assert sized(capacity_per_s, 10_000, 6.0) == expected
 
 
-def test_load_above_capacity_is_shortened_but_never_below_a_second() -> None:
+def test_load_above_capacity_is_shortened_but_never_below_half_a_second() -> None:
     assert load_duration_s(100, 10.0, capacity_per_s=500, budget_s=15) == 10.0
     assert load_duration_s(1000, 10.0, capacity_per_s=200, budget_s=15) == 3.0
-    assert load_duration_s(1000, 10.0, capacity_per_s=20, budget_s=15) == 1.0
+    assert load_duration_s(1000, 10.0, capacity_per_s=20, budget_s=15) == 0.5
