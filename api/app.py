@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import problems
@@ -54,6 +55,14 @@ def create_app(
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)
+    routers = (operations, *tenant_scoped, webhooks, tenant, keys, admin)
+    # FastAPI keeps included routers nested; a flat list lets a 405 name every allowed method.
+    app.state.route_methods = [
+        (route.path_regex, route.methods)
+        for module in routers
+        for route in module.router.routes
+        if isinstance(route, APIRoute)
+    ]
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     install_openapi(app)
     mount_ui(app)

@@ -12,6 +12,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.errors import PayloadTooLarge
 from api.problems import PROBLEMS, problem_response
 
+#: Bodies up to this many times the limit are read to the end before the 413 is sent.
+DRAIN_FACTOR = 8
+
 
 class BodySizeLimit:
     """ASGI middleware: requests whose body exceeds `max_body_bytes` get 413 and change nothing."""
@@ -25,7 +28,7 @@ class BodySizeLimit:
             await self.app(scope, receive, send)
             return
         declared = _content_length(scope)
-        if declared is not None and declared > self.max_body_bytes:
+        if declared is not None and declared > self.max_body_bytes * DRAIN_FACTOR:
             await self._refuse(scope, receive, send)
             return
         chunks: list[bytes] = []
@@ -38,6 +41,8 @@ class BodySizeLimit:
             chunk = message.get("body", b"")
             size_bytes += len(chunk)
             if size_bytes > self.max_body_bytes:
+                if message.get("more_body", False):
+                    await self._drain(receive, size_bytes)
                 await self._refuse(scope, receive, send)
                 return
             chunks.append(chunk)
@@ -45,6 +50,15 @@ class BodySizeLimit:
                 break
         body = {"type": "http.request", "body": b"".join(chunks), "more_body": False}
         await self.app(scope, _replay([body], None, receive), send)
+
+    async def _drain(self, receive: Receive, size_bytes: int) -> None:
+        """Read the rest of a moderately oversized body, so the client sees our 413 instead of
+        a connection reset while it is still sending; beyond DRAIN_FACTOR, just hang up."""
+        while size_bytes <= self.max_body_bytes * DRAIN_FACTOR:
+            message = await receive()
+            size_bytes += len(message.get("body", b""))
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                return
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         detail = (

@@ -173,7 +173,18 @@ def _http_problem(request: Request, exc: HTTPException) -> JSONResponse:
     kind = Kind(exc.status_code, slug, str(exc.detail))
     response = problem_response(kind, str(exc.detail), request)
     response.headers.update(exc.headers or {})
+    if exc.status_code == 405:
+        response.headers["Allow"] = ", ".join(_allowed_methods(request))
     return response
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Methods served at this path (`app.state.route_methods`, see app.py); a literal path such as
+    /v1/rules/validate wins over a template that would also match it."""
+    path = request.url.path
+    matching = [(p, m) for p, m in request.app.state.route_methods if p.match(path)]
+    literal = [(p, m) for p, m in matching if "{" not in p.pattern and "(?P<" not in p.pattern]
+    return sorted({method for _, methods in (literal or matching) for method in methods})
 
 
 def install(app: FastAPI) -> None:

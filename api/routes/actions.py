@@ -59,5 +59,5 @@ async def cancel_action(action_id: ActionId, caller: EditorDep, engine: EngineDe
 
 @router.post("/{action_id}/retry", response_model=ActionPublic)
 async def retry_action(action_id: ActionId, caller: EditorDep, engine: EngineDep) -> Any:
-    """Run a failed, expired or cancelled action again."""
+    """Run a failed, expired, skipped or cancelled action again, now, as a new action."""
     return await engine.retry_action(caller.tenant_id, action_id)

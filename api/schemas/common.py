@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
 
 from engine.recurrence.errors import InvalidSchedule
 from engine.recurrence.zones import load_zone
@@ -37,7 +39,20 @@ TimeZone = Annotated[
 ]
 """An IANA time zone name."""
 
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _instant_text(value: object) -> object:
+    """Refuse numbers (and numeric text): pydantic would read them as Unix seconds."""
+    if isinstance(value, datetime) or (isinstance(value, str) and _DATE.match(value)):
+        return value
+    raise ValueError("an instant is ISO 8601 text with an offset, e.g. 2026-01-01T09:00:00+01:00")
+
+
 Instant = Annotated[
-    AwareDatetime, Field(description="ISO 8601 with an offset, e.g. 2026-01-01T09:00:00+01:00")
+    AwareDatetime,
+    BeforeValidator(_instant_text),
+    Field(description="ISO 8601 with an offset, e.g. 2026-01-01T09:00:00+01:00"),
 ]
 """An instant in time: an offset is required, so no timestamp is ambiguous."""

@@ -31,7 +31,9 @@ class PreviewCreate(Input):
     after: Instant | None = Field(
         None, description="List occurrences strictly after this instant (default: now)."
     )
-    count: int = Field(10, ge=1, le=MAX_PREVIEW, description="How many occurrences to list.")
+    count: int = Field(
+        strict=True, default=10, ge=1, le=MAX_PREVIEW, description="How many occurrences to list."
+    )
     dst_gap: DstGap = DstGap.SHIFT
     dst_repeat: DstRepeat = DstRepeat.FIRST
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import Field, create_model
+from pydantic import Field, StrictBool, create_model
 
 from api.schemas.common import Input, Instant, TimeZone
 from api.schemas.preview import Schedule
@@ -17,7 +17,8 @@ from engine.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import DstGap, DstRepeat
 from sandbox import RuntimeName
 
-MAX_CODE_CHARS = 262_144
+#: Longest script: 128 Ki characters, so even fully \u-escaped JSON fits the default body limit.
+MAX_CODE_CHARS = 131_072
 
 Code = Annotated[
     str,
@@ -38,19 +39,19 @@ class RuleCreate(Input):
     timezone: TimeZone = "UTC"
     description: str = Field("", max_length=2000)
     params: dict[str, Any] = Field(default_factory=dict, description="Passed to the script.")
-    enabled: bool = True
+    enabled: StrictBool = True
     dst_gap: DstGap = DstGap.SHIFT
     dst_repeat: DstRepeat = DstRepeat.FIRST
     misfire_policy: MisfirePolicy = MisfirePolicy.RUN_LATEST
-    misfire_grace_s: int | None = Field(None, ge=0, le=366 * 86_400)
+    misfire_grace_s: int | None = Field(None, strict=True, ge=0, le=366 * 86_400)
     overlap_policy: OverlapPolicy = OverlapPolicy.SKIP
-    max_attempts: int = Field(3, ge=1, le=100)
-    backoff_s: float = Field(10, ge=0, le=86_400)
-    backoff_max_s: float = Field(600, ge=0, le=7 * 86_400)
-    timeout_ms: int = Field(5000, ge=1, le=3_600_000)
-    memory_mb: int = Field(128, ge=1, le=65_536)
-    priority: int = Field(0, ge=-1000, le=1000)
-    jitter_s: int = Field(0, ge=0, le=86_400)
+    max_attempts: int = Field(strict=True, default=3, ge=1, le=100)
+    backoff_s: float = Field(strict=True, default=10, ge=0, le=86_400)
+    backoff_max_s: float = Field(strict=True, default=600, ge=0, le=7 * 86_400)
+    timeout_ms: int = Field(strict=True, default=5000, ge=1, le=3_600_000)
+    memory_mb: int = Field(strict=True, default=128, ge=1, le=65_536)
+    priority: int = Field(strict=True, default=0, ge=-1000, le=1000)
+    jitter_s: int = Field(strict=True, default=0, ge=0, le=86_400)
     start_at: Instant | None = None
     end_at: Instant | None = None
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from api.schemas.common import Input, Public
 from tenants.keys import Role
@@ -32,15 +32,15 @@ class Quotas(Public):
 class QuotasUpdate(Input):
     """Only the quotas given change."""
 
-    max_rules: int | None = Field(None, ge=0, le=10_000_000)
-    max_concurrency: int | None = Field(None, ge=1, le=1000)
-    max_timeout_ms: int | None = Field(None, ge=100, le=3_600_000)
-    max_memory_mb: int | None = Field(None, ge=16, le=65_536)
-    min_interval_s: int | None = Field(None, ge=1, le=86_400)
-    allow_secondly: bool | None = None
-    max_runs_per_day: int | None = Field(None, ge=0, le=1_000_000_000)
-    max_cpu_s_per_day: int | None = Field(None, ge=0, le=1_000_000_000)
-    requests_per_minute: int | None = Field(None, ge=1, le=1_000_000)
+    max_rules: int | None = Field(None, strict=True, ge=0, le=10_000_000)
+    max_concurrency: int | None = Field(None, strict=True, ge=1, le=1000)
+    max_timeout_ms: int | None = Field(None, strict=True, ge=100, le=3_600_000)
+    max_memory_mb: int | None = Field(None, strict=True, ge=16, le=65_536)
+    min_interval_s: int | None = Field(None, strict=True, ge=1, le=86_400)
+    allow_secondly: StrictBool | None = None
+    max_runs_per_day: int | None = Field(None, strict=True, ge=0, le=1_000_000_000)
+    max_cpu_s_per_day: int | None = Field(None, strict=True, ge=0, le=1_000_000_000)
+    requests_per_minute: int | None = Field(None, strict=True, ge=1, le=1_000_000)
 
 
 class Usage(Public):
