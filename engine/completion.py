@@ -63,8 +63,11 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> se
     )
     for c in batch:
         c.run["committed"] = c.action_id in held
-    statement = runs.insert().returning(runs.c.id, sort_by_parameter_order=True)
-    run_ids = [row.id for row in await conn.execute(statement, [c.run for c in batch])]
+    # Matched by (action, attempt): SQLite cannot return ids in parameter order in one batch.
+    statement = runs.insert().returning(runs.c.id, runs.c.action_id, runs.c.attempt)
+    inserted = await conn.execute(statement, [c.run for c in batch])
+    ids = {(row.action_id, row.attempt): row.id for row in inserted}
+    run_ids = [ids[(c.action_id, c.run["attempt"])] for c in batch]
     await _apply_writes(conn, [c for c in batch if c.action_id in held])
     await outbox.insert_events(
         conn,

@@ -154,7 +154,8 @@ class Node:
                 "run of action %s was not recorded; its lease will expire", claimed.action["id"]
             )
         finally:
-            del state.in_flight[claimed.action["id"]]
+            if state.in_flight.get(claimed.action["id"]) is claimed:
+                del state.in_flight[claimed.action["id"]]
             metrics.IN_FLIGHT.dec()
             state.deferred.discard(claimed.action["rule_id"])
             state.wake.set()

@@ -7,6 +7,7 @@ A failing script is data: every outcome becomes a run row; a failure is retried 
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -52,6 +53,12 @@ def limits_for(action: Mapping[str, Any], profile: TenantProfile) -> Limits:
     """The rule's (or one-off's) limits, capped by the tenant's quota."""
     timeout_ms = min(_pick(action, "timeout_ms") or 5000, profile.quotas.max_timeout_ms)
     memory_mb = min(_pick(action, "memory_mb") or 128, profile.quotas.max_memory_mb)
+    return _limits(timeout_ms, memory_mb)
+
+
+@functools.lru_cache(maxsize=256)
+def _limits(timeout_ms: int, memory_mb: int) -> Limits:
+    """Limits are immutable and few distinct ones exist: build each once (validation is slow)."""
     return Limits(timeout_s=timeout_ms / 1000, memory_bytes=memory_mb * MIB)
 
 

@@ -4,8 +4,8 @@ nothing takes effect twice, and a repeated attempt is visible as attempt 2 of th
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 import signal
+from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import func, select

@@ -1,0 +1,76 @@
+"""Several real `cadenza worker` processes on one PostgreSQL: every action succeeds exactly
+once (counted in kv and in `runs`), whether the nodes lease tenants or all compete for them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+from support.postgres import PostgresCluster
+from waiting import eventually
+from workers import workers
+
+from engine.config import EngineConfig
+from engine.service import EngineService
+from engine.store.tables import actions, runs
+from sandbox import Sandbox
+from tenants.db import create_engine
+from tenants.registry import create_tenant
+from tenants.tables import kv
+
+TENANTS = 6
+ACTIONS_PER_TENANT = 100
+COUNTER = """
+def main(ctx):
+    key = "ran:" + ctx.occurrence_id
+    ctx.kv.set(key, ctx.kv.get(key, 0) + 1)
+    return 1
+"""
+
+
+async def _fill(db: AsyncEngine, sandbox: Sandbox) -> None:
+    service = EngineService(db, sandbox, EngineConfig())
+    now = datetime.now(UTC)
+    for t in range(TENANTS):
+        async with db.begin() as conn:
+            tenant, _ = await create_tenant(conn, f"tenant-{t}")
+        for n in range(ACTIONS_PER_TENANT):
+            await service.submit_action(tenant.id, run_at=now, key=f"a{n}", code=COUNTER)
+
+
+async def _succeeded(db: AsyncEngine) -> bool:
+    query = select(func.count()).select_from(actions).where(actions.c.status == "succeeded")
+    async with db.connect() as conn:
+        return int((await conn.execute(query)).scalar_one()) == TENANTS * ACTIONS_PER_TENANT
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("lease_args", [(), ("--no-tenant-leases",)], ids=["leases", "compete"])
+async def test_three_nodes_run_each_action_exactly_once(
+    pg_cluster: PostgresCluster, sandbox: Sandbox, tmp_path: Path, lease_args: tuple[str, ...]
+) -> None:
+    url = pg_cluster.url(pg_cluster.create_database(template="cadenza_template"))
+    db = create_engine(url)
+    try:
+        await _fill(db, sandbox)
+        with workers(url, tmp_path, ["n1", "n2", "n3"], *lease_args):
+            await eventually(lambda: _succeeded(db), timeout_s=100)
+        async with db.connect() as conn:
+            counts = [v for (v,) in await conn.execute(select(kv.c.value))]
+            per_action = (
+                await conn.execute(
+                    select(runs.c.action_id, func.count())
+                    .where(runs.c.committed.is_(True), runs.c.outcome == "ok")
+                    .group_by(runs.c.action_id)
+                )
+            ).all()
+            nodes = {n for (n,) in await conn.execute(select(runs.c.node).distinct())}
+    finally:
+        await db.dispose()
+    total = TENANTS * ACTIONS_PER_TENANT
+    assert counts == [1] * total
+    assert len(per_action) == total and {n for _, n in per_action} == {1}
+    assert len(nodes) >= 2, f"the work was not shared: only {nodes} ran it"
