@@ -1,14 +1,15 @@
 """The isolation layers of a python worker, each detected, applied and reported.
 
 `prepare_worker` runs in a freshly forked worker before it is handed out (nothing tenant-
-specific is known yet); `confine_worker` runs when the job (and so the limits) arrives, just
-before the tenant's code is compiled. Order matters: rlimits before seccomp (which forbids
-setrlimit), privileges dropped before no-new-privs and seccomp.
+specific is known yet), seccomp filter included, so a run pays none of it. `limit_self` runs
+when the job arrives and sets the run's memory and CPU limits before the tenant's code is
+compiled. Order matters: privileges dropped before no-new-privs and seccomp.
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import resource
 import signal
@@ -60,12 +61,10 @@ def detect(has_netns: bool) -> Layers:
     )
 
 
-def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int) -> int:
-    """Job-independent confinement of a fresh worker (it has not seen any tenant input).
-
-    Returns the worker's virtual size before confinement, so that the memory limit later
-    counts only what the tenant's code adds.
-    """
+def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int, bpf: bytes) -> int:
+    """Confine a fresh worker before it has seen any tenant input: everything but the
+    run-specific limits (`limit_self`). Returns its virtual size before any tenant code, so
+    that the memory limit counts only what the tenant's code adds."""
     with open("/proc/self/statm", "rb") as statm:
         baseline_vm_bytes = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -83,20 +82,20 @@ def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int) -> int
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
+    for limit in (resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC, resource.RLIMIT_CORE):
+        resource.setrlimit(limit, (0, 0))
     if layers.no_new_privs:
         _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if layers.seccomp:
+        seccomp.install(bpf)
     return baseline_vm_bytes
 
 
-def confine_worker(
-    layers: Layers, baseline_vm_bytes: int, memory_bytes: int, cpu_s: float, filter_bpf: bytes
-) -> None:
-    """Apply the run's limits, then the seccomp filter; the tenant's code comes next."""
+def limit_self(baseline_vm_bytes: int, memory_bytes: int, cpu_s: float) -> None:
+    """Set this worker's run limits, soft = hard, before the tenant's code is compiled. Only
+    lowering is possible from here on (no CAP_SYS_RESOURCE after the privilege drop; seccomp
+    lets prlimit64 touch this process only)."""
     address_space = baseline_vm_bytes + memory_bytes
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    cpu = max(1, int(cpu_s + 0.999))
+    cpu = max(1, math.ceil(cpu_s))
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-    for limit in (resource.RLIMIT_FSIZE, resource.RLIMIT_NPROC, resource.RLIMIT_CORE):
-        resource.setrlimit(limit, (0, 0))
-    if layers.seccomp:
-        seccomp.install(filter_bpf)

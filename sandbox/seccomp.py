@@ -4,7 +4,8 @@ Installed in the worker after its resource limits are set and before tenant code
 Every system call not listed fails with EPERM (the script sees an OSError, the worker lives
 on to report it); x32 and foreign-architecture calls kill the process. The list is what a
 CPython interpreter needs to compute, allocate memory and talk over its already-open socket:
-no open, no socket, no fork/clone, no exec, no kill, no ptrace, no setrlimit.
+no open, no socket, no fork/clone, no exec, no kill, no ptrace; prlimit64 only on itself
+(the run's limits are set after the filter is in, and can then only be lowered).
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ _ALLOWED_X86_64 = (
     60,  # exit
     96,  # gettimeofday
     98,  # getrusage
+    102,  # getuid
+    104,  # getgid
+    107,  # geteuid
+    108,  # getegid
     131,  # sigaltstack
     186,  # gettid
     202,  # futex
@@ -52,6 +57,7 @@ _ALLOWED_X86_64 = (
     262,  # newfstatat
     318,  # getrandom
 )
+_PRLIMIT64 = 302
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
 _RET_ALLOW, _RET_EPERM, _RET_KILL = 0x7FFF0000, 0x00050000 | 1, 0x80000000
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
@@ -72,9 +78,18 @@ def build_filter() -> bytes:
     count = len(_ALLOWED_X86_64)
     program = [
         _instruction(_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
-        _instruction(_JEQ_K, 0, count + 4, _AUDIT_ARCH_X86_64),
+        _instruction(_JEQ_K, 0, count + 11, _AUDIT_ARCH_X86_64),
         _instruction(_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
-        _instruction(_JGE_K, count, 0, 0x40000000),  # x32 ABI -> EPERM
+        _instruction(_JGE_K, count + 7, 0, 0x40000000),  # x32 ABI -> EPERM
+    ]
+    program += [  # prlimit64 (how setrlimit is made) only on this process: pid argument 0
+        _instruction(_JEQ_K, 0, 6, _PRLIMIT64),
+        _instruction(_LD_W_ABS, 0, 0, 16),  # seccomp_data.args[0], low half
+        _instruction(_JEQ_K, 0, 2, 0),
+        _instruction(_LD_W_ABS, 0, 0, 20),  # high half
+        _instruction(_JEQ_K, 1, 0, 0),
+        _instruction(_RET_K, 0, 0, _RET_EPERM),
+        _instruction(_RET_K, 0, 0, _RET_ALLOW),
     ]
     program += [_instruction(_JEQ_K, count - i, 0, nr) for i, nr in enumerate(_ALLOWED_X86_64)]
     program += [

@@ -41,14 +41,15 @@ class Worker:
         self._output: Output | None = None
         self._reserve: bytearray | None = bytearray(1 << 20)
 
-    def serve(self, layers: isolation.Layers, baseline_vm_bytes: int, bpf: bytes) -> NoReturn:
+    def serve(self, baseline_vm_bytes: int) -> NoReturn:
+        """Wait for the job, set its limits, run it, report, exit."""
         try:
             job = framing.receive(self._sock, MAX_JOB_BYTES)
         except (EOFError, OSError, ValueError):
             self._exit()
         limits = job["limits"]
-        cpu_s = limits.get("cpu_s") or limits["timeout_s"]
-        isolation.confine_worker(layers, baseline_vm_bytes, limits["memory_bytes"], cpu_s, bpf)
+        cpu_s = min(limits.get("cpu_s") or limits["timeout_s"], limits["timeout_s"])
+        isolation.limit_self(baseline_vm_bytes, limits["memory_bytes"], cpu_s)
         try:
             self._run(job, limits)
         except MemoryError:

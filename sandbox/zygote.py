@@ -102,8 +102,9 @@ class Zygote:
         try:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-            baseline = isolation.prepare_worker(self._layers, sock.fileno(), root_dir, uid)
-            Worker(sock, self._builtins).serve(self._layers, baseline, self._bpf)
+            fd = sock.fileno()
+            baseline = isolation.prepare_worker(self._layers, fd, root_dir, uid, self._bpf)
+            Worker(sock, self._builtins).serve(baseline)
         finally:
             os._exit(70)
 

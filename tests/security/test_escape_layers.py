@@ -1,7 +1,7 @@
 """Each OS isolation layer of a python worker, tested directly with unrestricted code.
 
 RestrictedPython is the first wall; these tests assume it has fallen. A fresh interpreter
-applies exactly the worker's confinement (`prepare_worker` + `confine_worker`) and then tries
+applies exactly the worker's confinement (`prepare_worker` + `limit_self`) and then tries
 what an escaped script would try, reporting over the one descriptor it keeps. A layer the
 platform lacks is skipped here and reported by `Sandbox.capabilities()`.
 """
@@ -29,9 +29,9 @@ PROBE = textwrap.dedent(
     from sandbox import isolation, seccomp
     report_fd = int(sys.argv[1])
     layers = isolation.detect(has_netns=False)
-    base = isolation.prepare_worker(layers, report_fd, sys.argv[2], 200999)
+    base = isolation.prepare_worker(layers, report_fd, sys.argv[2], 200999, seccomp.build_filter())
     uid = os.getuid()
-    isolation.confine_worker(layers, base, 64 * 1024 * 1024, 5, seccomp.build_filter())
+    isolation.limit_self(base, 64 * 1024 * 1024, 5)
     results = {"layers": layers.as_dict(), "uid": uid, "env": dict(os.environ)}
 
     def attempt(name, action):
@@ -49,7 +49,8 @@ PROBE = textwrap.dedent(
     attempt("fork", lambda: os.fork() and None)
     attempt("exec", lambda: os.execv("/bin/sh", ["sh", "-c", "true"]))
     attempt("kill_parent", lambda: os.kill(os.getppid(), 0))
-    attempt("change_rlimit", lambda: resource.setrlimit(resource.RLIMIT_CPU, (1, 1)))
+    attempt("raise_rlimit", lambda: resource.setrlimit(resource.RLIMIT_CPU, (50, 50)))
+    attempt("limit_parent", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_CPU))
     attempt("allocate_past_limit", lambda: bytearray(256 * 1024 * 1024))
     attempt("compute", lambda: sum(range(1000)))
     os.write(report_fd, json.dumps(results).encode())
@@ -104,7 +105,8 @@ def test_seccomp_blocks_sockets_processes_signals_and_rlimit_changes(probe) -> N
     needs(probe, "seccomp")
     for name in ("socket", "unix_socket", "fork", "exec", "kill_parent"):
         assert probe[name] == "PermissionError", name
-    assert probe["change_rlimit"] == "ValueError"  # CPython's wording for EPERM from setrlimit
+    assert probe["raise_rlimit"] == "ValueError"  # CPython's wording for EPERM from setrlimit
+    assert probe["limit_parent"] == "PermissionError"
 
 
 def test_address_space_limit_holds(probe) -> None:
