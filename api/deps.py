@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -18,11 +18,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api.errors import EngineUnavailable, Forbidden, Unauthorized
 from api.ratelimit import RateLimiter
 from api.settings import Settings
+from engine.service import EngineService
 from tenants.keys import ROLE_RANK, ApiKey, Role, authenticate
 from tenants.registry import Tenant, TenantStatus, get_tenant
-
-if TYPE_CHECKING:
-    from engine.service import EngineService
 
 MAX_SECRET_CHARS = 200
 
@@ -54,7 +52,7 @@ def _engine(request: Request) -> EngineService:
 
 DbDep = Annotated[AsyncEngine, Depends(_db)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
-EngineDep = Annotated[Any, Depends(_engine)]
+EngineDep = Annotated[EngineService, Depends(_engine)]
 
 
 @dataclass(frozen=True)
@@ -78,9 +76,9 @@ async def current_caller(
         raise Unauthorized()
     async with db.connect() as conn:
         key = await authenticate(conn, secret)
-        tenant = None if key is None else await get_tenant(conn, key.tenant_id)
-    if key is None or tenant is None:
-        raise Unauthorized("unknown or revoked API key: ask your tenant's admin for a key")
+        if key is None:
+            raise Unauthorized("unknown or revoked API key: ask your tenant's admin for a key")
+        tenant = await get_tenant(conn, key.tenant_id)
     limiter: RateLimiter = request.app.state.rate_limiter
     limiter.hit(tenant.id, int(tenant.quotas["requests_per_minute"]))
     return Caller(key=key, tenant=tenant)

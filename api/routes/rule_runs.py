@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from api.deps import EditorDep, EngineDep
-from api.routes.rules import RuleId, etag
+from api.routes.rules import RuleId, tagged
 from api.schemas.actions import ActionList, ActionPublic
 from api.schemas.rules import RulePublic, Window
 
@@ -19,9 +19,7 @@ async def pause_rule(
     rule_id: RuleId, caller: EditorDep, engine: EngineDep, response: Response
 ) -> Any:
     """Stop planning runs; occurrences while paused are recorded as `paused`."""
-    rule = await engine.pause_rule(caller.tenant_id, rule_id)
-    response.headers["ETag"] = etag(rule)
-    return rule
+    return tagged(response, await engine.pause_rule(caller.tenant_id, rule_id))
 
 
 @router.post("/resume", response_model=RulePublic)
@@ -29,9 +27,7 @@ async def resume_rule(
     rule_id: RuleId, caller: EditorDep, engine: EngineDep, response: Response
 ) -> Any:
     """Plan runs again from the next occurrence."""
-    rule = await engine.resume_rule(caller.tenant_id, rule_id)
-    response.headers["ETag"] = etag(rule)
-    return rule
+    return tagged(response, await engine.resume_rule(caller.tenant_id, rule_id))
 
 
 @router.post("/trigger", response_model=ActionPublic, status_code=201)

@@ -40,7 +40,8 @@ def expected_version(if_match: str | None) -> int | None:
     return int(tag)
 
 
-def _tagged(response: Response, rule: Rule) -> Rule:
+def tagged(response: Response, rule: Rule) -> Rule:
+    """`rule`, with its version as the response's ETag."""
     response.headers["ETag"] = etag(rule)
     return rule
 
@@ -66,7 +67,7 @@ async def create_rule(
     """Save a rule; its first occurrence is planned at once."""
     rule = await engine.create_rule(caller.tenant_id, RuleSpec(**body.model_dump()))
     response.headers["Location"] = f"/v1/rules/{rule.id}"
-    return _tagged(response, rule)
+    return tagged(response, rule)
 
 
 @router.post("/validate")
@@ -81,7 +82,7 @@ async def get_rule(
     rule_id: RuleId, caller: ViewerDep, engine: EngineDep, response: Response
 ) -> Any:
     """One rule; its `ETag` header is its version."""
-    return _tagged(response, await engine.get_rule(caller.tenant_id, rule_id))
+    return tagged(response, await engine.get_rule(caller.tenant_id, rule_id))
 
 
 @router.patch("/{rule_id}", response_model=RulePublic)
@@ -98,7 +99,7 @@ async def update_rule(
     rule = await engine.update_rule(
         caller.tenant_id, rule_id, changes, expected_version=expected_version(if_match)
     )
-    return _tagged(response, rule)
+    return tagged(response, rule)
 
 
 @router.delete("/{rule_id}", status_code=204)

@@ -10,7 +10,8 @@ from api.deps import EngineDep, ViewerDep
 from api.pagination import Page, PageDep
 from api.routes.actions import MAX_ID
 from api.schemas.common import Instant
-from api.schemas.runs import RunOutcome, RunPublic, RunSummary
+from api.schemas.runs import RunPublic, RunSummary
+from sandbox import OutcomeStatus
 
 router = APIRouter(prefix="/v1/runs", tags=["runs"])
 
@@ -23,7 +24,7 @@ async def list_runs(
     engine: EngineDep,
     page: PageDep,
     rule_id: Annotated[str | None, Query(max_length=40)] = None,
-    status: Annotated[RunOutcome | None, Query(description="The run's outcome.")] = None,
+    status: Annotated[OutcomeStatus | None, Query(description="The run's outcome.")] = None,
     since: Annotated[Instant | None, Query(description="Runs started at or after.")] = None,
 ) -> Any:
     """Runs, newest first."""

@@ -3,25 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
-from enum import StrEnum
 from typing import Any
 
 from pydantic import Field
 
 from api.schemas.common import Public
-
-
-class RunOutcome(StrEnum):
-    """How a run ended; the values are `runs.outcome`."""
-
-    OK = "ok"
-    ERROR = "error"
-    TIMEOUT = "timeout"
-    MEMORY = "memory"
-    OUTPUT_LIMIT = "output_limit"
-    KILLED = "killed"
-    CRASHED = "crashed"
-    REJECTED = "rejected"
+from sandbox import OutcomeStatus
 
 
 class RunSummary(Public):
@@ -34,7 +21,7 @@ class RunSummary(Public):
     planned_at: datetime
     started_at: datetime
     finished_at: datetime
-    outcome: str
+    outcome: OutcomeStatus
     duration_ms: float
     lateness_ms: float = Field(description="How late the run started after its planned time.")
     committed: bool = Field(description="False when its claim was lost: effects discarded.")
