@@ -15,12 +15,12 @@ from __future__ import annotations
 import datetime as dt
 from collections import Counter
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from itertools import product
 
 from dateutil import rrule as du
 
-from engine.recurrence.grid import grid_at_or_after, period_start
+from engine.recurrence.grid import grid_at_or_after, period_index, period_start
 
 _UNITS_PER_DAY = {du.HOURLY: 24, du.MINUTELY: 1440, du.SECONDLY: 86400}
 
@@ -72,7 +72,10 @@ def picked(size: int, bysetpos: tuple[int, ...] | None) -> int:
 
 
 class PeriodCounter:
-    """Per-period occurrence counts of one rule (explicit defaults, dtstart = the rule's)."""
+    """Per-period occurrence counts of one rule (explicit defaults, dtstart = the rule's).
+
+    Holds dateutil's mutable `_iterinfo`: make one per evaluation, never share between threads.
+    """
 
     def __init__(self, rule: du.rrule, dtstart: datetime, end: datetime) -> None:
         self.rule = rule
@@ -85,21 +88,28 @@ class PeriodCounter:
         if self.freq < du.HOURLY:
             self._per_day = times[0] * times[1] * times[2]
         else:
-            self._residues = self._unit_residues()
+            self._units, self._per_unit = self._day_units()
+            self._residues: Counter[int] = Counter()
+            for unit in self._units:
+                self._residues[unit % self.interval] += self._per_unit
 
-    def periods(self) -> Iterator[tuple[datetime, int]]:
-        """(start, candidates) for each period from DTSTART's to `end`.
+    def periods(
+        self, *, reverse: bool = False, low: datetime | None = None
+    ) -> Iterator[tuple[datetime, int]]:
+        """(start, candidates) for each period from DTSTART's (or `low`'s) to `end`, or back.
 
         A rule started at `start` yields that period's `candidates` first. The first period's
-        count includes candidates before DTSTART (callers check those exactly); a sub-daily
-        rule's periods are days, and their start is the first grid point of the day.
+        count includes candidates before DTSTART and `low` (callers filter those); a sub-daily
+        rule's periods are days, and their start is the first grid point of the day (for the
+        day of `low`: the first grid point at or after `low`'s unit, counting only from there).
         """
+        low = max(low or self.dtstart, self.dtstart)
         if self.freq < du.HOURLY:
-            yield from self._rule_periods()
+            yield from self._rule_periods(reverse, low)
         else:
-            yield from self._day_periods()
+            yield from self._day_periods(reverse, low)
 
-    def _rule_periods(self) -> Iterator[tuple[datetime, int]]:
+    def _rule_periods(self, reverse: bool, low: datetime) -> Iterator[tuple[datetime, int]]:
         wkst = self.rule._wkst
         get_dayset = {
             du.YEARLY: self._ii.ydayset,
@@ -107,51 +117,61 @@ class PeriodCounter:
             du.WEEKLY: self._ii.wdayset,
             du.DAILY: self._ii.ddayset,
         }[self.freq]
-        index = 0
-        while True:
+        first = period_index(self.freq, self.interval, wkst, self.dtstart, low)
+        last = period_index(self.freq, self.interval, wkst, self.dtstart, self.end)
+        for index in range(last, first - 1, -1) if reverse else range(first, last + 1):
             start = period_start(self.freq, self.interval, wkst, self.dtstart, index)
-            if start > self.end:
-                return
             self._ii.rebuild(start.year, start.month)
-            dayset, low, high = get_dayset(start.year, start.month, start.day)
-            days = kept_days(self.rule, self._ii, dayset[low:high])
+            dayset, low_i, high_i = get_dayset(start.year, start.month, start.day)
+            days = kept_days(self.rule, self._ii, dayset[low_i:high_i])
             yield start, picked(days * self._per_day, self.rule._bysetpos)
-            index += 1
 
-    def _day_periods(self) -> Iterator[tuple[datetime, int]]:
-        units = _UNITS_PER_DAY[self.freq]
-        origin = self._unit_number(self.dtstart)
-        day = self.dtstart.date()
-        while day <= self.end.date():
+    def _day_periods(self, reverse: bool, low: datetime) -> Iterator[tuple[datetime, int]]:
+        first, last = low.toordinal(), self.end.toordinal()
+        for ordinal in range(last, first - 1, -1) if reverse else range(first, last + 1):
+            day = date.fromordinal(ordinal)
             self._ii.rebuild(day.year, day.month)
-            dayset, low, high = self._ii.ddayset(day.year, day.month, day.day)
-            if kept_days(self.rule, self._ii, dayset[low:high]):
-                shift = (origin - day.toordinal() * units) % self.interval
-                midnight = datetime.combine(day, dt.time())
-                start = grid_at_or_after(self.freq, self.interval, self.dtstart, midnight)
-                yield start, self._residues[shift]
-            day += timedelta(days=1)
+            dayset, low_i, high_i = self._ii.ddayset(day.year, day.month, day.day)
+            if not kept_days(self.rule, self._ii, dayset[low_i:high_i]):
+                continue
+            since = low if ordinal == first else datetime.combine(day, dt.time())
+            yield self._day_rest(since)
+
+    def _day_rest(self, since: datetime) -> tuple[datetime, int]:
+        """Grid start and candidate count of `since`'s day from `since`'s unit on."""
+        units_per_day = _UNITS_PER_DAY[self.freq]
+        unit_s = 86400 // units_per_day
+        number = self._unit_number(since)
+        shift = (self._unit_number(self.dtstart) - number) % self.interval
+        day_unit = number % units_per_day
+        if day_unit == 0:
+            count = self._residues[shift]
+        else:
+            count = self._per_unit * sum(
+                1 for u in self._units if u >= day_unit and (u - day_unit) % self.interval == shift
+            )
+        unit_start = datetime.combine(since.date(), dt.time()) + timedelta(
+            seconds=day_unit * unit_s
+        )
+        return grid_at_or_after(self.freq, self.interval, self.dtstart, unit_start), count
 
     def _unit_number(self, wall: datetime) -> int:
         seconds = wall.hour * 3600 + wall.minute * 60 + wall.second
         unit_s = 86400 // _UNITS_PER_DAY[self.freq]
         return wall.toordinal() * _UNITS_PER_DAY[self.freq] + seconds // unit_s
 
-    def _unit_residues(self) -> Counter[int]:
-        """Occurrences per day keyed by the day's grid residue (units allowed by BYxxx)."""
+    def _day_units(self) -> tuple[list[int], int]:
+        """A sub-daily rule's allowed units of the day (hours, minutes or seconds) and how many
+        occurrences each unit holds."""
         r = self.rule
         hours = r._byhour or range(24)
         minutes = r._byminute or range(60)
         seconds = r._bysecond or range(60)
         if self.freq == du.HOURLY:
-            units, per_unit = list(hours), picked(len(minutes) * len(seconds), r._bysetpos)
-        elif self.freq == du.MINUTELY:
-            units = [h * 60 + m for h, m in product(hours, minutes)]
-            per_unit = picked(len(seconds), r._bysetpos)
-        else:
-            units = [h * 3600 + m * 60 + s for h, m, s in product(hours, minutes, seconds)]
-            per_unit = picked(1, r._bysetpos)
-        counts: Counter[int] = Counter()
-        for unit in units:
-            counts[unit % self.interval] += per_unit
-        return counts
+            return list(hours), picked(len(minutes) * len(seconds), r._bysetpos)
+        if self.freq == du.MINUTELY:
+            return [h * 60 + m for h, m in product(hours, minutes)], picked(
+                len(seconds), r._bysetpos
+            )
+        units = [h * 3600 + m * 60 + s for h, m, s in product(hours, minutes, seconds)]
+        return units, picked(1, r._bysetpos)

@@ -19,7 +19,6 @@ from engine.recurrence.wall_rule import EndsBy, WallRule, build_wall_rule, min_g
 from engine.recurrence.wording import WARN_DST_SKIP, WARN_MISSING_DAY, ordinal
 from engine.recurrence.zones import GapMode, WallMapping, load_zone, to_wall
 
-
 #: Month lengths in a common year (a 29th of February is missing three years in four).
 _MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
@@ -120,8 +119,11 @@ def _missing_day_warning(rule: WallRule) -> str | None:
 
 
 def _check_gap(text: str, recurrence: Recurrence, limits: ScheduleLimits) -> None:
+    """Sampled: the first 50 occurrences of each rule and of the merged series, every RDATE."""
     start = min([rule.first for rule in recurrence.rules] + list(recurrence.rdates[:1]))
-    gap_s = min_gap_s(recurrence.walls_from(start))
+    samples = [min_gap_s(rule.walls_from(rule.first), 50) for rule in recurrence.rules]
+    samples += [min_gap_s(recurrence.walls_from(start), 50), min_gap_s(iter(recurrence.rdates))]
+    gap_s = min((gap for gap in samples if gap is not None), default=None)
     if gap_s is not None and gap_s < limits.min_interval_s:
         reason = f"occurrences {gap_s:g} s apart; the minimum is {limits.min_interval_s} s"
         raise InvalidSchedule(text, reason, hint="raise INTERVAL or list fewer BYxxx values")

@@ -18,7 +18,6 @@ from typing import Any
 from dateutil import rrule as du
 
 from engine.recurrence.errors import InvalidSchedule
-from engine.recurrence.grid import period_index, period_start
 from engine.recurrence.periods import PeriodCounter
 
 #: More candidates than this in one period is rejected (a YEARLY rule listing every minute).
@@ -39,29 +38,39 @@ class EndsBy(StrEnum):
 
 @dataclass(frozen=True)
 class WallRule:
-    """An RRULE with explicit defaults, its DTSTART, first and last wall time and why it ends."""
+    """An RRULE with explicit defaults, DTSTART, first and last occurrence, end and why it ends.
+
+    `end` is the bound the rule states (UNTIL, the COUNT-th occurrence, or the cap); `last` is
+    the last occurrence at or before it. Iteration stops at `last` itself: dateutil would
+    otherwise look for one more occurrence, which for a rare rule means scanning to year 9999.
+    """
 
     kwargs: dict[str, Any]
     dtstart: datetime
     first: datetime
+    last: datetime
     end: datetime
     ends_by: EndsBy
     count: int | None = None
 
     def walls_from(self, low: datetime) -> Iterator[datetime]:
-        """Occurrences at or after wall time `low`, ascending; cost independent of DTSTART age."""
-        if low > self.end:
+        """Occurrences at or after wall time `low`, ascending.
+
+        Walks period by period from the one containing `low`, skipping empty periods by their
+        day counts and starting dateutil afresh in each non-empty one, so the cost depends
+        neither on the age of DTSTART nor on how sparse the rule is.
+        """
+        if low > self.last:
             return
-        index = period_index(
-            self.kwargs["freq"], self.kwargs["interval"], self.kwargs["wkst"], self.dtstart, low
+        counter = PeriodCounter(
+            du.rrule(dtstart=self.dtstart, **self.kwargs), self.dtstart, self.last
         )
-        start = period_start(
-            self.kwargs["freq"], self.kwargs["interval"], self.kwargs["wkst"], self.dtstart, index
-        )
-        rule = du.rrule(dtstart=max(start, self.dtstart), until=self.end, **self.kwargs)
-        for wall in rule:
-            if wall >= low:
-                yield wall
+        for start, candidates in counter.periods(low=low):
+            for wall in islice(du.rrule(dtstart=start, **self.kwargs), candidates):
+                if wall >= low and wall >= self.dtstart:
+                    yield wall
+                if wall >= self.last:
+                    return
 
 
 def build_wall_rule(
@@ -80,15 +89,17 @@ def build_wall_rule(
     except ValueError as exc:
         reason = "the BYHOUR/BYMINUTE/BYSECOND values are never reached by INTERVAL from DTSTART"
         raise InvalidSchedule(text, reason, hint="pick values on the INTERVAL's grid") from exc
-    first, last = _scan(text, rule, explicit, dtstart, bound, count)
+    counter = PeriodCounter(rule, dtstart, bound)
+    first, counted = _scan(text, counter, explicit, count)
     if first is None:
         reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {bound:%Y-%m-%d}"
         raise InvalidSchedule(text, reason, hint="check BYMONTH/BYMONTHDAY/BYSETPOS combinations")
-    if last is not None:
-        return WallRule(explicit, dtstart, first, last, EndsBy.COUNT, count)
+    if counted is not None:
+        return WallRule(explicit, dtstart, first, counted, counted, EndsBy.COUNT, count)
+    last = _last(counter, explicit) or first
     if until is not None and until <= cap:
-        return WallRule(explicit, dtstart, first, until, EndsBy.UNTIL)
-    return WallRule(explicit, dtstart, first, cap, EndsBy.CAP)
+        return WallRule(explicit, dtstart, first, last, until, EndsBy.UNTIL)
+    return WallRule(explicit, dtstart, first, last, cap, EndsBy.CAP)
 
 
 def explicit_defaults(kwargs: dict[str, Any], dtstart: datetime) -> dict[str, Any]:
@@ -115,34 +126,29 @@ def explicit_defaults(kwargs: dict[str, Any], dtstart: datetime) -> dict[str, An
     return out
 
 
-def min_gap_s(walls: Iterator[datetime], sample: int = 500) -> float | None:
+def min_gap_s(walls: Iterator[datetime], sample: int = 100_000) -> float | None:
     """The smallest gap between consecutive walls among the first `sample`."""
     gaps = [(b - a).total_seconds() for a, b in pairwise(islice(walls, sample))]
     return min(gaps) if gaps else None
 
 
 def _scan(
-    text: str,
-    rule: du.rrule,
-    explicit: dict[str, Any],
-    dtstart: datetime,
-    bound: datetime,
-    count: int | None,
+    text: str, counter: PeriodCounter, explicit: dict[str, Any], count: int | None
 ) -> tuple[datetime | None, datetime | None]:
-    """(first occurrence, COUNT-th occurrence) within [dtstart, bound], counted per period."""
+    """(first occurrence, COUNT-th occurrence) within the counter's span, counted per period."""
     first: datetime | None = None
     seen = 0
-    for start, candidates in PeriodCounter(rule, dtstart, bound).periods():
+    for start, candidates in counter.periods():
         if not candidates:
             continue
         if candidates > MAX_PER_PERIOD:
             reason = f"{candidates} occurrences in one period (at most {MAX_PER_PERIOD})"
             raise InvalidSchedule(text, reason, hint=_HINT)
-        if first is not None and start > dtstart and (count is None or seen + candidates < count):
+        skip = first is not None and start > counter.dtstart
+        if skip and (count is None or seen + candidates < count):
             seen += candidates
             continue
-        walls = du.rrule(dtstart=start, **explicit)
-        exact = [w for w in islice(walls, candidates) if dtstart <= w <= bound]
+        exact = _period_walls(counter, explicit, start, candidates)
         first = first or (exact[0] if exact else None)
         if count is not None and seen + len(exact) >= count:
             return first, exact[count - seen - 1]
@@ -150,3 +156,20 @@ def _scan(
         if first is not None and count is None:
             return first, None
     return first, None
+
+
+def _last(counter: PeriodCounter, explicit: dict[str, Any]) -> datetime | None:
+    """The last occurrence within the counter's span, found from the end backwards."""
+    for start, candidates in counter.periods(reverse=True):
+        exact = _period_walls(counter, explicit, start, candidates) if candidates else []
+        if exact:
+            return exact[-1]
+    return None
+
+
+def _period_walls(
+    counter: PeriodCounter, explicit: dict[str, Any], start: datetime, candidates: int
+) -> list[datetime]:
+    """The occurrences of the period starting at `start` that lie within the counter's span."""
+    walls = islice(du.rrule(dtstart=start, **explicit), candidates)
+    return [wall for wall in walls if counter.dtstart <= wall <= counter.end]
