@@ -13,9 +13,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
-from support.processes import Server, create_tenant, running_server
+from support.processes import Server, running_server
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 CHROMIUM = os.environ.get("CADENZA_CHROMIUM", "/usr/bin/chromium")
@@ -91,9 +92,17 @@ def sign_in(page: Page) -> Callable[[str], None]:
 
 @pytest.fixture
 def tenant_page(page: Page, server: Server, sign_in: Callable[[str], None]) -> Page:
-    """The tab signed in as the admin of a tenant of its own, on its (empty) rules list."""
-    tenant = create_tenant(server.database_url, f"ui-{uuid.uuid4().hex[:8]}")
-    sign_in(tenant["api_key"])
+    """The tab signed in as the admin of a tenant of its own, on its (empty) rules list.
+
+    The tenant comes from the operator API (a CLI call would cost a Python start per test).
+    """
+    response = httpx.post(
+        f"{server.base_url}/v1/admin/tenants",
+        json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
+        headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"},
+    )
+    assert response.status_code == 201, response.text
+    sign_in(response.json()["api_key"])
     expect(page.get_by_role("heading", name="Rules", exact=True)).to_be_visible()
     return page
 

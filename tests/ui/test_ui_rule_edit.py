@@ -16,7 +16,9 @@ def test_stale_edit_is_refused_and_the_other_change_kept(tenant_page: Page, serv
         "schedule": "FREQ=DAILY;BYHOUR=8",
         "code": "def main(ctx):\n    pass\n",
     }
-    rule = api.post("/v1/rules", json=body).json()
+    created = api.post("/v1/rules", json=body)
+    assert created.status_code == 201, created.text
+    rule = created.json()
     page.goto(f"{server.base_url}/ui/#/rules/{rule['id']}/edit")
     expect(page.get_by_label("Time of day")).to_have_value("08:00")
 

@@ -47,6 +47,7 @@ export async function request(method, path, { body, query, ifMatch, credential }
       data = { detail: text.slice(0, 300) };
     }
   }
+  if (response.status === 401 && !credential) window.dispatchEvent(new CustomEvent("cadenza:unauthorized", { detail: data }));
   if (!response.ok) throw new ApiError(problemOf(data, response), response.status);
   return { data, etag: response.headers.get("ETag"), status: response.status };
 }

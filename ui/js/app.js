@@ -1,6 +1,6 @@
 // The admin app: the header (who is signed in, tenant switcher), routes, and the sign-in guard.
 import * as api from "./api.js";
-import { fill, h } from "./dom.js";
+import { fill, h, toast } from "./dom.js";
 import { navigate, render, route, setGuard, start } from "./router.js";
 import * as session from "./session.js";
 import { dataView } from "./views/data.js";
@@ -71,6 +71,11 @@ async function header() {
 }
 
 window.addEventListener("hashchange", header);
+window.addEventListener("cadenza:unauthorized", (event) => {
+  session.clear();
+  toast(`Signed out: ${event.detail?.detail || "your key is no longer accepted"}.`, "bad");
+  navigate("#/signin");
+});
 window.addEventListener("cadenza:session", async () => {
   await header();
   render();

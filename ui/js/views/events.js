@@ -5,6 +5,7 @@ import { json, when } from "../format.js";
 import { whileHere } from "./rule_page.js";
 
 const POLL_MS = 3000;
+const DELIVERY = { delivered: "good", failed: "bad", pending: "wait" };
 const PAGE = 100;
 
 export async function eventsView(main) {
@@ -38,7 +39,10 @@ export async function eventsView(main) {
 
 function row(event) {
   return h("li", { class: "event" },
-    h("div", { class: "event-head" }, h("strong", {}, event.type), " ", h("span", { class: "muted small" }, when(event.created_at)),
-      event.rule_id ? h("a", { class: "small", href: `#/rules/${event.rule_id}` }, " rule") : null),
+    h("div", { class: "event-head" }, h("strong", {}, event.type), h("span", { class: "muted small" }, when(event.created_at)),
+      event.rule_id ? h("a", { class: "small", href: `#/rules/${event.rule_id}` }, "from its rule") : null,
+      event.delivery_status && event.delivery_status !== "none"
+        ? h("span", { class: `badge ${DELIVERY[event.delivery_status] || "none"}`, title: event.last_error || "" }, `webhook: ${event.delivery_status}`)
+        : null),
     h("pre", {}, json(event.payload)));
 }

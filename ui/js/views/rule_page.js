@@ -1,7 +1,7 @@
 // One rule: what it is, how it is doing (stats), why each occurrence did or didn't run
 // (timeline), and its runs, refreshed while the page is open.
 import * as api from "../api.js";
-import { fill, h, problemBox, toast } from "../dom.js";
+import { field, fill, h, problemBox, toast } from "../dom.js";
 import { relative, tone, when } from "../format.js";
 import { navigate } from "../router.js";
 import { bucket, runsChart } from "../chart.js";
@@ -11,6 +11,8 @@ import { statsList } from "./stats.js";
 
 const REFRESH_MS = 2000;
 const HOUR_MS = 3600_000;
+/** Timeline windows: [hours back, hours ahead, label]. */
+const WINDOWS = { day: [24, 24, "the last and next 24 hours"], week: [24 * 7, 24, "the last 7 days and next 24 hours"], month: [24 * 30, 24 * 7, "the last 30 days and next 7 days"] };
 
 /** Call `fn` every `ms` until the user leaves this page. */
 export function whileHere(fn, ms) {
@@ -30,7 +32,12 @@ export async function rulePage(main, ruleId) {
   }
   const head = h("div");
   const stats = h("section", { class: "card", "aria-labelledby": "stats-title" });
-  const timeline = h("section", { class: "card", "aria-labelledby": "timeline-title" });
+  const timelineBody = h("div");
+  const span = h("select", { id: "timeline-window" }, Object.entries(WINDOWS).map(([v, [, , label]]) => h("option", { value: v }, label)));
+  span.addEventListener("change", () => refresh());
+  const timeline = h("section", { class: "card", "aria-labelledby": "timeline-title" },
+    h("h2", { id: "timeline-title" }, "Timeline: why it did or didn't run"),
+    h("div", { class: "filters" }, field("Timeline window", span, `Times in ${rule.timezone}.`)), timelineBody);
   const runs = h("section", { class: "card", "aria-labelledby": "runs-title" });
 
   async function act(verb) {
@@ -75,15 +82,16 @@ export async function rulePage(main, ruleId) {
 
   async function refresh() {
     const now = Date.now();
+    const [back, ahead] = WINDOWS[span.value];
     const [ruleNow, statsData, entries, runPage] = await Promise.allSettled([
       api.get(path),
       api.get(`${path}/stats`),
-      api.get(`${path}/timeline`, { from: new Date(now - 24 * HOUR_MS).toISOString(), to: new Date(now + 24 * HOUR_MS).toISOString() }),
+      api.get(`${path}/timeline`, { from: new Date(now - back * HOUR_MS).toISOString(), to: new Date(now + ahead * HOUR_MS).toISOString() }),
       api.get("/v1/runs", { rule_id: ruleId, limit: 100 }).then(withDetails),
     ]);
     if (ruleNow.status === "fulfilled" && JSON.stringify(ruleNow.value) !== JSON.stringify(rule)) ((rule = ruleNow.value), showHead());
     show(stats, statsData, (d) => [h("h2", { id: "stats-title" }, "How it is doing"), statsList(d.stats)]);
-    show(timeline, entries, (e) => [h("h2", { id: "timeline-title" }, `Timeline: last and next 24 hours (${rule.timezone})`), timelineTable(api.items(e), rule.timezone, refresh)]);
+    show(timelineBody, entries, (e) => timelineTable(api.items(e), rule.timezone, refresh));
     show(runs, runPage, (p) => [h("h2", { id: "runs-title" }, `Runs (times in ${rule.timezone})`), runsChart(bucket(api.items(p)), rule.timezone), runsTable(api.items(p), refresh, { zone: rule.timezone })]);
   }
 

@@ -5,7 +5,8 @@ import { json, ms, tone } from "../format.js";
 import { createEditor } from "../../vendor/editor.js";
 
 export const STARTER = `def main(ctx):
-    # ctx.kv is this tenant's data; ctx.emit sends an event; print() goes to the run's output.
+    # ctx.kv: your tenant's data. ctx.emit: send an event.
+    # print(): the run's output. The return value is the run's result.
     count = ctx.kv.get("count", 0) + 1
     ctx.kv.set("count", count)
     print("run", count, "scheduled for", ctx.scheduled_at)
@@ -16,8 +17,16 @@ export const STARTER = `def main(ctx):
 const RUNTIMES = { python: "Python (restricted)", micropython: "MicroPython (WebAssembly)", wasm: "WebAssembly module" };
 
 const CHECK_DELAY_MS = 700;
-const NO_TEST_RUN = "This server offers no test-run endpoint yet, so the script cannot be run without saving. "
-  + "Compile errors are still checked as you type; save the rule and use Run now to run it for real.";
+const TEST_RUN_PATH = "/v1/rules/test-run";
+const NO_TEST_RUN = "Not available: this server cannot run a script without saving it yet. "
+  + "Compile errors are checked as you type; save the rule and use Run now to run it for real.";
+
+/** Whether the server offers a test run (its OpenAPI document lists the path); asked once. */
+let offersTestRun = null;
+function testRunOffered() {
+  offersTestRun ??= fetch("/openapi.json").then((r) => r.json()).then((doc) => TEST_RUN_PATH in (doc.paths || {})).catch(() => false);
+  return offersTestRun;
+}
 
 /** Runtime select + editor (checked as you type) + Test run; `onEdit()` after any change,
  *  `getSpec()` the whole rule as it stands (the server validates a script as part of a rule). */
@@ -62,19 +71,26 @@ export function scriptPanel(onEdit, getSpec) {
 
   const values = () => ({ runtime: runtime.value, code: editor.getText() });
   const button = h("button", { type: "button", class: "secondary", onclick: testRun }, "Test run");
+  const testHelp = h("small", { class: "help", id: "test-run-help" }, "Runs once in the real sandbox with a scratch copy of your data; nothing is saved.");
+  button.setAttribute("aria-describedby", testHelp.id);
+  testRunOffered().then((offered) => {
+    if (offered) return;
+    button.setAttribute("aria-disabled", "true"); // still focusable, so the reason can be found
+    testHelp.textContent = NO_TEST_RUN;
+  });
 
   async function testRun() {
+    if (button.getAttribute("aria-disabled") === "true") return;
     button.disabled = true;
     fill(result, h("p", { class: "muted" }, "Running in the sandbox…"));
     try {
       const spec = safeSpec();
       const body = { ...values(), params: spec.params || {}, timeout_ms: spec.timeout_ms, memory_mb: spec.memory_mb };
-      showOutcome(await api.post("/v1/rules/test-run", body));
+      showOutcome(await api.post(TEST_RUN_PATH, body));
     } catch (error) {
       const codeProblem = api.fieldErrors(error).find((e) => e.field === "code");
       if (codeProblem) showCodeError(codeProblem.line, codeProblem.message);
-      const missing = error.status === 404 || error.status === 405;
-      fill(result, missing ? h("p", { class: "muted", role: "note" }, NO_TEST_RUN) : problemBox(error));
+      fill(result, problemBox(error));
     } finally {
       button.disabled = false;
     }
@@ -102,7 +118,7 @@ export function scriptPanel(onEdit, getSpec) {
   const element = h("fieldset", { class: "script" }, h("legend", {}, "Script"),
     field("Runtime", runtime),
     h("div", { class: "field" }, h("span", { class: "label", "aria-hidden": "true" }, "Script code"), host, keys, codeError, codeStatus),
-    h("div", { class: "actions" }, button, h("small", { class: "help" }, "Runs once in the real sandbox with a scratch copy of your data; nothing is saved.")),
+    h("div", { class: "actions" }, button, testHelp),
     result);
   return {
     element,
