@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bench.catalog import SCENARIOS
 from bench.context import Mode
-from bench.suite import RESULTS_DIR, UnknownScenario, run_suite, summary_line
+from bench.suite import RESULTS_DIR, UnknownScenario, exit_on_sigterm, run_suite, summary_line
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -22,6 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="results directory")
     parser.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="default: all")
     args = parser.parse_args(argv)
+    exit_on_sigterm()
     mode = Mode.QUICK if args.quick else Mode.FULL
     command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +47,11 @@ async def _run_one(name: str, ctx: Context) -> ScenarioResult:
     result.duration_s = time.monotonic() - started
     ctx.log(f"{name}: {result.status} in {result.duration_s:.0f} s")
     return result
+
+
+def exit_on_sigterm() -> None:
+    """SIGTERM unwinds like Ctrl-C, so the workers and servers the suite started are stopped."""
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: sys.exit(143))
 
 
 def _stderr_log(origin_s: float) -> Callable[[str], None]:

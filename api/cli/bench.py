@@ -31,11 +31,12 @@ def bench(scenarios: tuple[str, ...], quick: bool, out: Path | None) -> None:
     """
     try:
         from bench.context import Mode
-        from bench.suite import RESULTS_DIR, run_suite, statuses, summary_line
+        from bench.suite import RESULTS_DIR, exit_on_sigterm, run_suite, statuses, summary_line
     except ImportError as exc:
         fail(f"the benchmark needs the dev extras ({exc.name} is missing): pip install -e '.[dev]'")
     command = " ".join(["cadenza bench", *(["--quick"] if quick else []), *scenarios])
     mode = Mode.QUICK if quick else Mode.FULL
+    exit_on_sigterm()
     path = asyncio.run(run_suite(scenarios, mode, out or RESULTS_DIR, command))
     click.echo(summary_line(path))
     if "failed" in statuses(path).values():
