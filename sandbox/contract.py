@@ -63,7 +63,7 @@ class Limits:
     fuel: int | None = None
 
     def __post_init__(self) -> None:
-        numbers = {k: v for k, v in asdict(self).items() if v is not None}
+        numbers = {k: v for k, v in vars(self).items() if v is not None}
         bad = [name for name, value in numbers.items() if value <= 0]
         if bad:
             raise ValueError(f"Limits: {', '.join(bad)} must be positive")

@@ -10,9 +10,11 @@ import asyncio
 import json
 import socket
 import struct
+from collections import deque
 from typing import Any
 
 _HEADER = struct.Struct(">I")
+_MAX_PENDING_FRAMES = 16
 
 
 class FrameError(Exception):
@@ -48,26 +50,73 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-async def read(sock: socket.socket, limit_bytes: int) -> Any:
-    """Async receive (engine side, non-blocking `sock`); EOFError on a closed peer, FrameError
-    on garbage or on a frame longer than `limit_bytes`."""
-    loop = asyncio.get_running_loop()
-    header = await _read_exactly(loop, sock, _HEADER.size)
-    size = _HEADER.unpack(header)[0]
-    if size > limit_bytes:
-        raise FrameError(f"worker sent a frame of {size} bytes (limit {limit_bytes})")
-    body = await _read_exactly(loop, sock, size)
-    try:
-        return json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        raise FrameError(f"worker sent malformed JSON: {exc}") from None
+class Channel:
+    """The engine's end of one worker socket: one reader registration for the whole run,
+    frames parsed as they arrive, each checked against `limit_bytes` before it is buffered."""
 
+    def __init__(self, sock: socket.socket, limit_bytes: int) -> None:
+        self._sock = sock
+        self._limit_bytes = limit_bytes
+        self._loop = asyncio.get_running_loop()
+        self._buffer = bytearray()
+        self._frames: deque[Any] = deque()
+        self._error: Exception | None = None
+        self._waiter: asyncio.Future[None] | None = None
+        sock.setblocking(False)
+        self._loop.add_reader(sock.fileno(), self._on_readable)
 
-async def _read_exactly(loop: asyncio.AbstractEventLoop, sock: socket.socket, size: int) -> bytes:
-    buffer = bytearray()
-    while len(buffer) < size:
-        chunk = await loop.sock_recv(sock, min(size - len(buffer), 1 << 20))
-        if not chunk:
-            raise EOFError("worker closed the connection")
-        buffer += chunk
-    return bytes(buffer)
+    async def read(self) -> Any:
+        """The next frame; EOFError once the worker has closed, FrameError on garbage."""
+        while not self._frames:
+            if self._error is not None:
+                raise self._error
+            self._waiter = self._loop.create_future()
+            await self._waiter
+        return self._frames.popleft()
+
+    async def send(self, message: Any) -> None:
+        await self._loop.sock_sendall(self._sock, encode(message))
+
+    def close(self) -> None:
+        self._loop.remove_reader(self._sock.fileno())
+
+    def _on_readable(self) -> None:
+        try:
+            data = self._sock.recv(1 << 20)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._stop(EOFError("worker closed the connection"))
+            return
+        self._buffer += data
+        try:
+            self._parse()
+        except FrameError as exc:
+            self._stop(exc)
+        self._wake()
+
+    def _parse(self) -> None:
+        while len(self._buffer) >= _HEADER.size:
+            size = _HEADER.unpack_from(self._buffer)[0]
+            if size > self._limit_bytes or len(self._frames) > _MAX_PENDING_FRAMES:
+                raise FrameError(f"worker sent a frame of {size} bytes (limit {self._limit_bytes})")
+            end = _HEADER.size + size
+            if len(self._buffer) < end:
+                return
+            body = bytes(self._buffer[_HEADER.size : end])
+            del self._buffer[:end]
+            try:
+                self._frames.append(json.loads(body))
+            except (ValueError, RecursionError) as exc:
+                raise FrameError(f"worker sent malformed JSON: {exc}") from None
+
+    def _stop(self, error: Exception) -> None:
+        self._error = error
+        self._loop.remove_reader(self._sock.fileno())
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(None)

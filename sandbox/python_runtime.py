@@ -91,18 +91,17 @@ class PythonRuntime:
         handle = await self._pool.acquire()
         run.pid = handle.pid
         frame_bytes = _CODE_FRAME_BYTES + 6 * limits.output_bytes + 2 * limits.result_bytes
-        loop = asyncio.get_running_loop()
-        handle.sock.setblocking(False)
+        channel = framing.Channel(handle.sock, frame_bytes)
         try:
             async with asyncio.timeout(limits.timeout_s):
-                await loop.sock_sendall(handle.sock, framing.encode(job))
+                await channel.send(job)
                 while True:
-                    message = await framing.read(handle.sock, frame_bytes)
+                    message = await channel.read()
                     reply = await self._handle(message, key, session, run)
                     if reply is _DONE:
                         return run.outcome(session)
                     if reply is not None:
-                        await loop.sock_sendall(handle.sock, framing.encode(reply))
+                        await channel.send(reply)
         except TimeoutError:
             handle.kill()
             return run.timed_out(session)
@@ -111,6 +110,7 @@ class PythonRuntime:
         except HostLimitReached as exc:
             return run.ended(exc.status, str(exc), session)
         finally:
+            channel.close()
             self._pool.release(handle)
 
     async def _handle(
