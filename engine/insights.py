@@ -56,6 +56,8 @@ async def timeline(
     for action in planned:
         by_time[action["scheduled_at"]].append(action)
     now = deps.clock.now()
+    # Occurrences up to the rule's creation were never expected of it.
+    expected = [at for at in expected if at > rule["created_at"] or at in by_time]
     entries = [_entry(at, by_time.pop(at, []), runs_of, now) for at in expected]
     entries += [_entry(at, found, runs_of, now) for at, found in by_time.items()]
     return sorted(entries, key=lambda e: e.scheduled_at)

@@ -21,8 +21,8 @@ from tenants.db import create_engine
 from tenants.registry import create_tenant
 from tenants.tables import kv
 
-TENANTS = 6
-ACTIONS_PER_TENANT = 100
+TENANTS = 4
+ACTIONS_PER_TENANT = 50
 COUNTER = """
 def main(ctx):
     key = "ran:" + ctx.occurrence_id
