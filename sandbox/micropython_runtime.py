@@ -193,14 +193,11 @@ class _MicroPythonRun(GuestRun):
             return None
         if name == "__source":
             return self.source
-        if name == "__mode":
-            return self.mode
-        if name == "__context":
-            return self.context
         if self.stop is not None:
             raise self.end(*self.stop)
         if name == "__compiled":
             self.compiled = True
+            return {"mode": self.mode, "context": self.context}
         elif name == "__memory":
             run.status, run.error = OutcomeStatus.MEMORY, "ran out of memory"
         elif name in ("__rejected", "__failed") and len(args) == 2 and run.status is None:
