@@ -62,4 +62,4 @@ def M():
  except BaseException as e:return C('__failed','main() returned a %s, which is not JSON: %s'%(type(r).__name__,e),None)
  H('__result_json',t)
 M()
-"""
+"""  # noqa: E501 (terse on purpose, see above)
