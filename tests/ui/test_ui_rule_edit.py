@@ -1,4 +1,5 @@
-"""Editing a rule someone else changed meanwhile: the UI refuses to overwrite their change."""
+"""Rules made by another client: paging through many, pausing one, and editing one that
+someone else changed meanwhile (the UI refuses to overwrite their change)."""
 
 from __future__ import annotations
 
@@ -6,16 +7,46 @@ import httpx
 from playwright.sync_api import Page, expect
 from support.processes import Server
 
+CODE = "def main(ctx):\n    pass\n"
+
+
+def api_client(page: Page, server: Server) -> httpx.Client:
+    """An HTTP client with the key the tab signed in with."""
+    key = page.evaluate("JSON.parse(sessionStorage.getItem('cadenza.session')).credential")
+    return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"})
+
+
+def test_rules_list_pages_and_a_rule_pauses_and_resumes(tenant_page: Page, server: Server) -> None:
+    page = tenant_page
+    with api_client(page, server) as api:
+        for n in range(27):
+            body = {"name": f"rule {n:02}", "schedule": f"FREQ=DAILY;BYHOUR={n % 24}", "code": CODE}
+            assert api.post("/v1/rules", json=body).status_code == 201
+    page.reload()
+    expect(page.get_by_role("row")).to_have_count(26)
+    page.get_by_role("button", name="Next page").click()
+    expect(page.get_by_text("Page 2")).to_be_visible()
+    expect(page.get_by_role("row")).to_have_count(3)
+    page.get_by_role("button", name="Previous page").click()
+    expect(page.get_by_role("row")).to_have_count(26)
+
+    page.get_by_role("link", name="rule 05").click()
+    page.get_by_role("button", name="Pause").click()
+    expect(page.locator("dl.facts")).to_contain_text("Paused")
+    expect(page.get_by_role("button", name="Resume")).to_be_visible()
+    page.get_by_role("link", name="Rules", exact=True).click()
+    page.get_by_label("Show").select_option("false")
+    expect(page.get_by_role("row")).to_have_count(2)
+    page.get_by_role("link", name="rule 05").click()
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("button", name="Pause")).to_be_visible()
+    expect(page.locator("dl.facts")).to_contain_text("Active")
+
 
 def test_stale_edit_is_refused_and_the_other_change_kept(tenant_page: Page, server: Server) -> None:
     page = tenant_page
-    key = page.evaluate("JSON.parse(sessionStorage.getItem('cadenza.session')).credential")
-    api = httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"})
-    body = {
-        "name": "Digest",
-        "schedule": "FREQ=DAILY;BYHOUR=8",
-        "code": "def main(ctx):\n    pass\n",
-    }
+    api = api_client(page, server)
+    body = {"name": "Digest", "schedule": "FREQ=DAILY;BYHOUR=8", "code": CODE}
     created = api.post("/v1/rules", json=body)
     assert created.status_code == 201, created.text
     rule = created.json()

@@ -89,3 +89,19 @@ def test_keyboard_leaves_the_code_editor_with_escape_then_tab(tenant_page: Page)
     page.keyboard.press("Escape")
     page.keyboard.press("Tab")  # ...and after Escape it moves on
     expect(page.get_by_role("button", name="Test run")).to_be_focused()
+
+
+def test_dst_gap_choice_changes_the_preview(tenant_page: Page) -> None:
+    page = tenant_page
+    open_new_rule(page)
+    page.get_by_label("Time zone").fill("Europe/Berlin")
+    page.get_by_label(SCHEDULE).fill("DTSTART:20270327T023000 RRULE:FREQ=DAILY;COUNT=3")
+    preview = page.get_by_role("region", name="Preview")
+    expect(preview.get_by_role("row")).to_have_count(4)
+    expect(preview.get_by_role("row").nth(2)).to_contain_text("28 Mar 2027, 03:30 CEST")
+    expect(preview.get_by_role("row").nth(2)).to_contain_text("02:30 -> 03:30 (DST gap)")
+    expect(preview.get_by_label("Warnings")).to_contain_text("02:30 does not exist on 2027-03-28")
+    page.get_by_label("When the time is skipped (spring forward)").select_option("skip")
+    expect(preview.get_by_role("row")).to_have_count(3)
+    expect(preview.get_by_role("row").nth(2)).to_contain_text("Mon, 29 Mar 2027, 02:30 CEST")
+    expect(preview.get_by_label("Warnings")).to_contain_text("are skipped")

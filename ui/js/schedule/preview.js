@@ -5,7 +5,8 @@ import { viewerZone, when } from "../format.js";
 
 const COUNT = 10;
 
-/** A preview panel; `update(schedule, zone)` refreshes it after a pause in typing.
+/** A preview panel; `update(schedule, zone, dst)` refreshes it after a pause in typing
+ *  (`dst` is {dst_gap, dst_repeat}).
  *  `onProblem(error|null)` lets the form show a validation error at its field. */
 export function previewPanel(onProblem) {
   const text = h("p", { class: "schedule-text", "aria-live": "polite" });
@@ -14,7 +15,7 @@ export function previewPanel(onProblem) {
     h("h2", { id: "preview-title" }, "Preview"), text, body);
   let sequence = 0;
 
-  async function refresh(schedule, zone) {
+  async function refresh(schedule, zone, dst = {}) {
     const mine = ++sequence;
     if (!schedule.trim()) {
       fill(text, "Describe when the rule should run.");
@@ -23,7 +24,7 @@ export function previewPanel(onProblem) {
     }
     element.setAttribute("aria-busy", "true");
     try {
-      const data = await api.post("/v1/preview", { schedule, timezone: zone || "UTC", count: COUNT });
+      const data = await api.post("/v1/preview", { schedule, timezone: zone || "UTC", count: COUNT, ...dst });
       if (mine !== sequence) return;
       onProblem(null);
       show(data, zone || "UTC");
@@ -39,7 +40,6 @@ export function previewPanel(onProblem) {
   }
 
   function show(data, zone) {
-    element.dataset.rrule = data.rrule || "";
     fill(text, data.text);
     const notes = new Map((data.notes || []).map((n) => [n.at, n.note]));
     const other = zone !== viewerZone;

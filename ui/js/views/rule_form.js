@@ -58,6 +58,8 @@ export function ruleForm() {
     timezone: h("input", { type: "text", list: zoneList.id, value: viewerZone, autocomplete: "off", spellcheck: false }),
     params: h("textarea", { rows: "3", class: "mono", spellcheck: false }, "{}"),
     enabled: h("input", { type: "checkbox", checked: true }),
+    dst_gap: h("select", {}, h("option", { value: "shift" }, "Run it an hour later (02:30 runs at 03:30)"), h("option", { value: "skip" }, "Skip that day")),
+    dst_repeat: h("select", {}, h("option", { value: "first" }, "Run once, the first time"), h("option", { value: "both" }, "Run both times")),
   };
   const builderNote = h("p", { class: "muted small", "aria-live": "polite" });
   const preview = previewPanel(showScheduleProblem);
@@ -71,7 +73,7 @@ export function ruleForm() {
   let onChange = () => {};
 
   function schedulesChanged() {
-    preview.update(c.schedule.value, c.timezone.value.trim());
+    preview.update(c.schedule.value, c.timezone.value.trim(), { dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value });
     onChange();
   }
 
@@ -84,6 +86,8 @@ export function ruleForm() {
   }
   c.schedule.addEventListener("input", rawEdited);
   c.timezone.addEventListener("input", schedulesChanged);
+  c.dst_gap.addEventListener("change", schedulesChanged);
+  c.dst_repeat.addEventListener("change", schedulesChanged);
 
   const scheduleSection = h("section", { class: "card schedule", "aria-labelledby": "when-title" },
     h("h2", { id: "when-title" }, "When"),
@@ -91,6 +95,9 @@ export function ruleForm() {
     field("Schedule (RRULE, cron or plain English)", c.schedule, "e.g. FREQ=WEEKLY;BYDAY=MO;BYHOUR=9 · 0 9 * * 1-5 · every weekday at 9am"),
     builderNote,
     field("Time zone", c.timezone, "The zone the times above are read in."),
+    h("div", { class: "row" },
+      field("When the time is skipped (spring forward)", c.dst_gap, "A local time that does not exist on the day clocks go forward."),
+      field("When the time happens twice (fall back)", c.dst_repeat, "A local time that occurs twice on the day clocks go back.")),
     zoneList);
   const element = h("div", { class: "rule-form" },
     h("div", { class: "form-main" },
@@ -125,7 +132,7 @@ export function ruleForm() {
   function spec(strict) {
     return {
       name: c.name.value.trim(), description: c.description.value, schedule: c.schedule.value.trim(),
-      timezone: c.timezone.value.trim(), enabled: c.enabled.checked, params: parseParams(strict), ...script.values(), ...policies.values(),
+      timezone: c.timezone.value.trim(), dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value, enabled: c.enabled.checked, params: parseParams(strict), ...script.values(), ...policies.values(),
     };
   }
 
@@ -135,7 +142,7 @@ export function ruleForm() {
     /** The RuleCreate fields as the API takes them. */
     values: () => spec(true),
     set(rule) {
-      for (const name of ["name", "description", "schedule", "timezone"]) c[name].value = rule[name] ?? "";
+      for (const name of ["name", "description", "schedule", "timezone", "dst_gap", "dst_repeat"]) c[name].value = rule[name] ?? c[name].value;
       c.params.value = JSON.stringify(rule.params || {}, null, 2);
       c.enabled.checked = rule.enabled !== false;
       script.set(rule);
