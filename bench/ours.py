@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -22,6 +20,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bench.processes import start_cadenza, stop
 from bench.workload import Workload
 from engine.store import schema
 from engine.store.actions import insert_actions
@@ -29,7 +28,6 @@ from engine.store.tables import actions, runs
 from tenants.connect import open_database
 from tenants.registry import create_tenant
 
-CADENZA = str(Path(sys.executable).with_name("cadenza"))
 TERMINAL = ("succeeded", "failed", "skipped", "expired", "cancelled")
 WARMUP_TIMEOUT_S = 60.0
 POLL_S = 0.2
@@ -133,24 +131,13 @@ async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Draine
 
 
 @contextlib.asynccontextmanager
-async def running_worker(
-    url: str, log_path: Path, *extra: str
-) -> AsyncIterator[subprocess.Popen[bytes]]:
+async def running_worker(url: str, log_path: Path) -> AsyncIterator[subprocess.Popen[bytes]]:
     """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CADENZA_")}
-    with log_path.open("ab") as log:
-        worker = subprocess.Popen(
-            [CADENZA, "worker", "--db", url, *extra], stdout=log, stderr=subprocess.STDOUT, env=env
-        )
+    worker = start_cadenza(["worker", "--db", url], log_path)
     try:
         yield worker
     finally:
-        worker.terminate()
-        try:
-            worker.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-            worker.wait()
+        stop(worker)
 
 
 async def warm_up(db: AsyncEngine, workers: Workers, tenant_id: str, workload: Workload) -> None:

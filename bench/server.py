@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import socket
 import subprocess
 import time
@@ -14,7 +13,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from bench.ours import CADENZA
+from bench.processes import start_cadenza, stop
 
 READY_TIMEOUT_S = 600.0
 
@@ -53,15 +52,8 @@ def _free_port() -> int:
 def serving(url: str, log_path: Path) -> Iterator[Served]:
     """`cadenza serve --no-demo` on a free port; yields once /readyz answers 200."""
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CADENZA_")}
     started = time.monotonic()
-    with log_path.open("ab") as log:
-        process = subprocess.Popen(
-            [CADENZA, "serve", "--no-demo", "--db", url, "--port", str(port)],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=env,
-        )
+    process = start_cadenza(["serve", "--no-demo", "--db", url, "--port", str(port)], log_path)
     base_url = f"http://127.0.0.1:{port}"
     try:
         while True:
@@ -77,9 +69,4 @@ def serving(url: str, log_path: Path) -> Iterator[Served]:
             time.sleep(0.05)
         yield Served(process, base_url, time.monotonic() - started)
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)

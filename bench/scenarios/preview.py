@@ -7,11 +7,10 @@ the median over repeats of each printed figure.
 
 from __future__ import annotations
 
-import asyncio
 import re
-import sys
 
 from bench.context import Context
+from bench.processes import run_module
 from bench.results import Recorder, ScenarioResult, Status
 
 _LINE = re.compile(r"^  (?P<name>.+?)\s+(?P<median>[\d.]+)\s+(?P<p99>[\d.]+)\s*$")
@@ -30,17 +29,10 @@ def parse_output(text: str) -> list[tuple[str, str, float, float]]:
 
 
 async def _run_module() -> str:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.preview",
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    stdout, stderr = await process.communicate()
-    if process.returncode != 0:
-        raise RuntimeError(f"python -m bench.preview failed: {stderr.decode()[-500:]}")
-    return stdout.decode()
+    code, stdout, stderr = await run_module("bench.preview")
+    if code != 0:
+        raise RuntimeError(f"python -m bench.preview failed: {stderr[-500:]}")
+    return stdout
 
 
 async def run(ctx: Context) -> ScenarioResult:

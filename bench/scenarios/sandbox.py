@@ -8,13 +8,12 @@ overhead_median_ms), the median over repeats.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
 from importlib.util import find_spec
 from typing import Any
 
 from bench.context import Context
+from bench.processes import run_module
 from bench.results import Recorder, ScenarioResult, Status
 
 _UNITS = {"_ms": "ms", "_s": "s", "_per_s": "/s", "_bytes": "bytes", "_mb": "MB"}
@@ -44,28 +43,15 @@ def flatten(data: Any, case: str = "sandbox") -> list[tuple[str, str, float]]:
     return found
 
 
-async def _run_module(*args: str) -> tuple[int, str, str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.sandbox",
-        *args,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    stdout, stderr = await process.communicate()
-    return process.returncode or 0, stdout.decode(), stderr.decode()
-
-
 async def run(ctx: Context) -> ScenarioResult:
     if find_spec("bench.sandbox") is None:
         return ScenarioResult("sandbox", Status.SKIPPED, notes=["bench/sandbox.py is missing"])
-    _code, usage, _err = await _run_module("--help")
+    _code, usage, _err = await run_module("bench.sandbox", "--help")
     args = ["--json", *(["--quick"] if ctx.pick(True, False) and "--quick" in usage else [])]
     recorder = Recorder()
     for repeat in range(ctx.light_repeats):
         ctx.log(f"  sandbox repeat {repeat + 1}: python -m bench.sandbox {' '.join(args)}")
-        code, out, err = await _run_module(*args)
+        code, out, err = await run_module("bench.sandbox", *args)
         try:
             data = json.loads(out)
         except ValueError:
