@@ -30,6 +30,7 @@ from engine.store import deliveries
 
 log = logging.getLogger("cadenza.engine")
 SIGNATURE_HEADER = "X-Cadenza-Signature"
+REFUSED = "refused: "
 #: How often a node looks for events to deliver, and how many it takes at once.
 DELIVERY_POLL_S = 0.5
 DELIVERY_BATCH = 50
@@ -89,6 +90,8 @@ async def deliver(deps: Deps, client: httpx.AsyncClient, event: Mapping[str, Any
     else:
         error = await _post(deps, client, event, url, now)
         status = "delivered" if error is None else "pending"
+        if error is not None and error.startswith(REFUSED):
+            status = "failed"  # retrying cannot help until the URL or the operator changes
     next_at: datetime | None = None
     if status == "pending":
         config = deps.config
@@ -120,7 +123,7 @@ async def _post(
             url, content=body, headers=headers, timeout=deps.config.webhook_timeout_s
         )
     except WebhookRefused as exc:
-        return f"refused: {exc}"
+        return f"{REFUSED}{exc}"
     except httpx.HTTPError as exc:
         return f"{type(exc).__name__}: {exc}"[:500]
     if 200 <= response.status_code < 300:

@@ -1,0 +1,133 @@
+"""Webhook delivery against a real local HTTP server: signed, retried with backoff, every
+attempt recorded; a loopback URL is refused unless the operator allows private webhooks."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+from waiting import eventually
+
+from engine.clock import ManualClock
+from engine.config import EngineConfig
+from engine.service import EngineService
+from engine.store.tables import events
+from sandbox import Sandbox
+from tenants.tables import tenants
+
+EMITTER = "def main(ctx):\n    ctx.emit('invoice.due', {'amount': 42})\n"
+
+
+class Receiver:
+    """A real HTTP server that fails the first `failures` requests, then accepts."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.received: list[tuple[dict[str, str], bytes, int]] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server protocol
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                status = 500 if len(receiver.received) < receiver.failures else 204
+                receiver.received.append((dict(self.headers), body, status))
+                self.send_response(status)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                """Quiet."""
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    r = Receiver(failures=1)
+    thread = threading.Thread(target=r.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield r
+    finally:
+        r.server.shutdown()
+        r.server.server_close()
+        thread.join()
+
+
+async def _webhook(db: AsyncEngine, tenant_id: str, url: str) -> str:
+    async with db.begin() as conn:
+        await conn.execute(update(tenants).where(tenants.c.id == tenant_id).values(webhook_url=url))
+        return str(
+            (
+                await conn.execute(
+                    select(tenants.c.webhook_secret).where(tenants.c.id == tenant_id)
+                )
+            ).scalar_one()
+        )
+
+
+async def _event(db: AsyncEngine) -> object:
+    async with db.connect() as conn:
+        return (
+            (await conn.execute(select(events).where(events.c.type == "invoice.due")))
+            .mappings()
+            .first()
+        )
+
+
+async def test_event_is_signed_retried_and_delivered(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    tenant_id: str,
+    clock: ManualClock,
+    engine_config: EngineConfig,
+    receiver: Receiver,
+) -> None:
+    secret = await _webhook(db, tenant_id, receiver.url)
+    config = replace(engine_config, allow_private_webhooks=True, webhook_backoff_s=10)
+    service = EngineService(db, sandbox, config, clock)
+    try:
+        await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
+        await service.start()
+        first = await eventually(lambda: _attempts(db, 1))
+        assert first["delivery_status"] == "pending" and "HTTP 500" in first["last_error"]
+        clock.advance(timedelta(seconds=11))  # past the backoff
+        done = await eventually(lambda: _attempts(db, 2))
+    finally:
+        await service.stop()
+    assert done["delivery_status"] == "delivered"
+    headers, body, _ = receiver.received[-1]
+    timestamp, signature = (
+        part.split("=", 1)[1] for part in headers["X-Cadenza-Signature"].split(",")
+    )
+    expected = hmac.new(
+        secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256
+    ).hexdigest()
+    assert hmac.compare_digest(signature, expected)
+    assert json.loads(body)["payload"] == {"amount": 42}
+
+
+async def _attempts(db: AsyncEngine, n: int) -> object:
+    event = await _event(db)
+    return event if event is not None and event["delivery_attempts"] >= n else None  # type: ignore[index]
+
+
+async def test_loopback_is_refused_unless_allowed(
+    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock, receiver: Receiver
+) -> None:
+    await _webhook(db, tenant_id, receiver.url)
+    await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
+    await service.start()
+    event = await eventually(lambda: _attempts(db, 1))
+    assert event["delivery_status"] == "failed"  # type: ignore[index]
+    assert "private or local address" in event["last_error"]  # type: ignore[index]
+    assert receiver.received == []
