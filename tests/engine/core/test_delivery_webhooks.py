@@ -36,7 +36,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server protocol
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 status = 500 if len(receiver.received) < receiver.failures else 204
                 receiver.received.append((dict(self.headers), body, status))

@@ -23,9 +23,9 @@ def _run(
 ) -> dict[str, object]:
     at = clock.now() - age
     return {
-        "tenant_id": tenant_id, "action_id": action_id, "attempt": 1, "node": "n", "runtime": "python",
-        "planned_at": at, "started_at": at, "finished_at": at, "outcome": outcome,
-        "duration_ms": 1.0, "lateness_ms": 0.0,
+        "tenant_id": tenant_id, "action_id": action_id, "attempt": 1, "node": "n",
+        "runtime": "python", "planned_at": at, "started_at": at, "finished_at": at,
+        "outcome": outcome, "duration_ms": 1.0, "lateness_ms": 0.0,
     }  # fmt: skip
 
 
