@@ -37,7 +37,8 @@ export function signIn(main) {
   }
   fill(main, h("section", { class: "card signin" },
     h("h1", {}, "Sign in to Cadenza"),
-    h("p", {}, "Use an API key of your tenant (an admin key can also manage keys and webhooks). The operator token opens the tenant list."),
+    h("p", {}, "Use an API key of your tenant: admin keys manage everything, editor keys manage rules and data, viewer keys read. The operator token (CADENZA_ADMIN_TOKEN) opens the tenant list."),
+    h("p", { class: "muted small" }, "First time? On a fresh database, cadenza serve printed the demo tenant's admin key once in its output (“API key (shown once): cdz_…”)."),
     h("form", { onsubmit: submit },
       field("API key or operator token", secret, "Kept only in this browser tab until you sign out or close it."),
       h("button", { type: "submit" }, "Sign in")),
