@@ -105,3 +105,20 @@ def test_dst_gap_choice_changes_the_preview(tenant_page: Page) -> None:
     expect(preview.get_by_role("row")).to_have_count(3)
     expect(preview.get_by_role("row").nth(2)).to_contain_text("Mon, 29 Mar 2027, 02:30 CEST")
     expect(preview.get_by_label("Warnings")).to_contain_text("are skipped")
+
+
+def test_save_errors_land_at_their_fields(tenant_page: Page) -> None:
+    page = tenant_page
+    open_new_rule(page)
+    page.get_by_label("Time zone").fill("Mars/Olympus")
+    expect(page.get_by_label("Time zone")).to_have_attribute("aria-invalid", "true")
+    page.get_by_label("Time zone").fill("Europe/Paris")
+    expect(page.get_by_label("Time zone")).not_to_have_attribute("aria-invalid", "true")
+    page.get_by_role("button", name="Create rule").click()
+    expect(page.get_by_label("Name")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_label("Name")).to_be_focused()
+    page.get_by_label("Name").fill("Too slow")
+    page.get_by_label("Timeout (ms)").fill("3600000")
+    page.get_by_role("button", name="Create rule").click()
+    expect(page.get_by_label("Timeout (ms)")).to_have_attribute("aria-invalid", "true")
+    expect(page.get_by_text("Please fix the highlighted field.")).to_be_visible()

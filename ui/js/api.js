@@ -72,5 +72,7 @@ export function fieldErrors(error) {
     position: e.position, line: e.line, hint: e.hint,
   }));
   if (!list.length && error.field) list.push({ field: error.field, message: error.detail, position: error.position, line: error.line, hint: error.hint });
+  // A quota problem names the quota ("max_timeout_ms"); the field it limits is the same name without "max_".
+  if (!list.length && error.quota) list.push({ field: error.quota.replace(/^max_/, ""), message: error.detail });
   return list.filter((e) => e.field);
 }

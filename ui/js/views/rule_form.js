@@ -166,6 +166,7 @@ export function ruleForm() {
         } else if (name === "schedule") shown = errors.set("schedule", errorMessage(e, c.schedule.value)) || shown;
         else shown = errors.set(name, errorMessage(e, "")) || shown;
       }
+      element.querySelector('[aria-invalid="true"]')?.focus();
       return shown;
     },
   };
