@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -30,6 +31,10 @@ class WorkerHandle:
     pid: int
     sock: socket.socket
     pidfd: int
+
+    def is_alive(self) -> bool:
+        """False once the process has exited (its pidfd turns readable)."""
+        return not select.select([self.pidfd], [], [], 0)[0]
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, OSError):
@@ -53,6 +58,7 @@ class WorkerPool:
         self._process: subprocess.Popen[bytes] | None = None
         self._started: asyncio.Future[dict[str, bool]] | None = None
         self.layers: dict[str, bool] = {}
+        self.is_stopping = False
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -79,16 +85,19 @@ class WorkerPool:
 
     async def acquire(self) -> WorkerHandle:
         """A fresh worker; the caller must `release` it. Raises SandboxError if the zygote died."""
-        if self._control is None:
-            raise SandboxError("the sandbox is not started; use `async with Sandbox()`")
-        if self._ready.empty():
-            self._request(1)
-        handle = await self._ready.get()
-        if handle.pid < 0:
-            self._ready.put_nowait(handle)
-            raise SandboxError("the python zygote has died; restart the sandbox")
-        self._exits[handle.pid] = asyncio.get_running_loop().create_future()
-        return handle
+        while True:
+            if self._control is None:
+                raise SandboxError("the sandbox is not started; use `async with Sandbox()`")
+            if self._ready.empty():
+                self._request(1)
+            handle = await self._ready.get()
+            if handle.pid < 0:
+                self._ready.put_nowait(handle)
+                raise SandboxError("the python zygote has died; restart the sandbox")
+            if handle.is_alive():
+                self._exits[handle.pid] = asyncio.get_running_loop().create_future()
+                return handle
+            self.release(handle)  # died while waiting (killed from outside): take another
 
     async def exit_report(self, handle: WorkerHandle, timeout_s: float) -> dict[str, Any] | None:
         """How the worker ended (signal, exit code, rusage), or None if not known in time."""
@@ -100,6 +109,7 @@ class WorkerPool:
         return None
 
     def release(self, handle: WorkerHandle) -> None:
+        """Done with a worker: make sure it is gone, and keep the pool topped up."""
         handle.kill()
         handle.close()
         self._exits.pop(handle.pid, None)
@@ -148,6 +158,8 @@ class WorkerPool:
             self._started.set_exception(SandboxError("the python zygote exited at start"))
 
     async def stop(self) -> None:
+        """Stop the zygote, which kills every worker (runs in progress end as `killed`)."""
+        self.is_stopping = True
         if self._control is not None:
             with contextlib.suppress(ValueError, RuntimeError):
                 asyncio.get_running_loop().remove_reader(self._control.fileno())

@@ -133,6 +133,8 @@ class PythonRuntime:
         raise framing.FrameError(f"unexpected worker message {kind!r}")
 
     async def _died(self, handle: WorkerHandle, run: Run, session: HostSession | None) -> Outcome:
+        if self._pool.is_stopping:
+            return run.ended(OutcomeStatus.KILLED, "stopped: the sandbox shut down", session)
         report = await self._pool.exit_report(handle, 2.0) or {}
         run.cpu_s = report.get("cpu_s")
         run.peak_memory_bytes = report.get("peak_memory_bytes")

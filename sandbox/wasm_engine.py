@@ -67,9 +67,10 @@ class WasmEngine:
                 ticks += 1
 
     def close(self) -> None:
+        """Wait for runs in progress (each ends by its own epoch deadline), then stop ticking."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
         self._stop.set()
         self._ticker.join()
-        self._executor.shutdown(wait=True, cancel_futures=True)
 
     @staticmethod
     def deadline_ticks(timeout_s: float) -> int:

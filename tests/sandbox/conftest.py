@@ -11,4 +11,4 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 sys.path[:0] = [str(HERE.parents[2]), str(HERE.parents[1] / "sandbox")]
 
-from sandbox_fixtures import context, run, sandbox  # noqa: E402, F401  (fixtures)
+from sandbox_fixtures import context, run, sandbox, wasm_cache  # noqa: E402, F401  (fixtures)

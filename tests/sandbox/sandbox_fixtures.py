@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -12,9 +13,15 @@ from sandbox import Limits, Outcome, Sandbox, SandboxConfig, ScriptContext
 from sandbox.memory_host import MemoryHost
 
 
+@pytest.fixture(scope="session")
+def wasm_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Compiled modules shared by every module's sandbox (MicroPython compiles once)."""
+    return tmp_path_factory.mktemp("wasm-cache")
+
+
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def sandbox() -> AsyncIterator[Sandbox]:
-    async with Sandbox(SandboxConfig(max_workers=2)) as box:
+async def sandbox(wasm_cache: Path) -> AsyncIterator[Sandbox]:
+    async with Sandbox(SandboxConfig(max_workers=2, cache_dir=wasm_cache)) as box:
         yield box
 
 

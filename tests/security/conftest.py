@@ -7,4 +7,4 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(TESTS.parent), str(TESTS / "sandbox")]
 
-from sandbox_fixtures import context, run, sandbox  # noqa: E402, F401
+from sandbox_fixtures import context, run, sandbox, wasm_cache  # noqa: E402, F401

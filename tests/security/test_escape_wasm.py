@@ -169,4 +169,4 @@ async def test_hostile_pointers_are_refused_not_followed(run) -> None:
 async def test_infinite_loop_stops_at_the_epoch_deadline(run) -> None:
     outcome = await run("wasm", module(MAIN_LOOP), Limits(timeout_s=0.5))
     assert outcome.status is OutcomeStatus.TIMEOUT
-    assert 0.5 <= outcome.duration_s < 0.5 + 0.5
+    assert 0.5 <= outcome.duration_s < 0.5 + 1.5  # generous: 2 shared cores; bench measures
