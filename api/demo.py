@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from engine.records import RuleSpec
+from engine.service import EngineService
 from tenants.keys import IssuedKey
 from tenants.registry import create_tenant, list_tenants
 
@@ -17,3 +19,23 @@ async def ensure_demo_tenant(engine: AsyncEngine) -> IssuedKey | None:
             return None
         _, issued = await create_tenant(conn, DEMO_TENANT)
     return issued
+
+
+#: The demo tenant's sample rule: every minute, count the runs in kv and emit an event.
+DEMO_RULE = RuleSpec(
+    name="count every minute",
+    description="A sample rule: counts its runs in the key 'demo:count' and emits 'demo.tick'.",
+    schedule="every 1m",
+    code=(
+        "def main(ctx):\n"
+        "    count = ctx.kv.get('demo:count', 0) + 1\n"
+        "    ctx.kv.set('demo:count', count)\n"
+        "    ctx.emit('demo.tick', {'count': count, 'occurrence': ctx.occurrence_id})\n"
+        "    return count\n"
+    ),
+)
+
+
+async def add_demo_rule(service: EngineService, issued: IssuedKey) -> None:
+    """Give the new demo tenant its sample rule."""
+    await service.create_rule(issued.key.tenant_id, DEMO_RULE)

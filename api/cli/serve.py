@@ -7,7 +7,7 @@ import uvicorn
 
 from api.app import create_app, engine_config
 from api.cli.common import db_option, open_migrated, run_async, settings_from
-from api.demo import ensure_demo_tenant
+from api.demo import add_demo_rule, ensure_demo_tenant
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
@@ -28,10 +28,13 @@ async def serve(
     )
     db = await open_migrated(settings.database_url)
     try:
-        if settings.demo and (issued := await ensure_demo_tenant(db)) is not None:
+        issued = await ensure_demo_tenant(db) if settings.demo else None
+        if issued is not None:
             click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
         async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
             service = EngineService(db, sandbox, engine_config(settings))
+            if issued is not None:
+                await add_demo_rule(service, issued)
             app = create_app(settings, db, service)
             config = uvicorn.Config(
                 app,
