@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.engine import RowMapping
 
@@ -30,6 +31,27 @@ MAX_PAGE = 500
 
 def _limit(limit: int) -> int:
     return max(1, min(limit, MAX_PAGE))
+
+
+def _split(rows: Sequence[RowMapping], limit: int) -> tuple[Sequence[RowMapping], str | None]:
+    """The page's rows (fetched one too many) and the cursor to the next page, if any."""
+    if len(rows) <= limit:
+        return rows, None
+    return rows[:limit], encode_cursor(rows[limit - 1]["id"])
+
+
+async def _paged(
+    deps: Deps,
+    cursor: str | None,
+    limit: int,
+    fetch: Callable[..., Awaitable[list[RowMapping]]],
+    **where: Any,
+) -> tuple[Sequence[RowMapping], str | None]:
+    """One page of a newest-first listing by integer id."""
+    limit = _limit(limit)
+    async with deps.db.connect() as conn:
+        rows = await fetch(conn, before_id=decode_int_cursor(cursor), limit=limit + 1, **where)
+    return _split(rows, limit)
 
 
 def describe(row: RowMapping, horizon_years: int) -> str:
@@ -79,9 +101,8 @@ async def list_rules(
             enabled=enabled,
             search=search,
         )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return Page(await _rules(deps, rows), encode_cursor(rows[-1]["id"]) if more else None)
+    page, next_cursor = _split(rows, limit)
+    return Page(await _rules(deps, page), next_cursor)
 
 
 async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:
@@ -100,19 +121,16 @@ async def list_actions(
     cursor: str | None,
     limit: int,
 ) -> Page[Action]:
-    limit = _limit(limit)
-    async with deps.db.connect() as conn:
-        rows = await action_store.list_actions(
-            conn,
-            tenant_id,
-            status=status,
-            rule_id=rule_id,
-            before_id=decode_int_cursor(cursor),
-            limit=limit + 1,
-        )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return Page([action_from_row(r) for r in rows], encode_cursor(rows[-1]["id"]) if more else None)
+    rows, next_cursor = await _paged(
+        deps,
+        cursor,
+        limit,
+        action_store.list_actions,
+        tenant_id=tenant_id,
+        status=status,
+        rule_id=rule_id,
+    )
+    return Page([action_from_row(r) for r in rows], next_cursor)
 
 
 async def get_run(deps: Deps, tenant_id: str, run_id: int) -> Run:
@@ -132,17 +150,14 @@ async def list_runs(
     cursor: str | None,
     limit: int,
 ) -> Page[Run]:
-    limit = _limit(limit)
-    async with deps.db.connect() as conn:
-        rows = await run_store.list_runs(
-            conn,
-            tenant_id,
-            rule_id=rule_id,
-            outcome=outcome,
-            since=since,
-            before_id=decode_int_cursor(cursor),
-            limit=limit + 1,
-        )
-    more = len(rows) > limit
-    rows = rows[:limit]
-    return Page([run_from_row(r) for r in rows], encode_cursor(rows[-1]["id"]) if more else None)
+    rows, next_cursor = await _paged(
+        deps,
+        cursor,
+        limit,
+        run_store.list_runs,
+        tenant_id=tenant_id,
+        rule_id=rule_id,
+        outcome=outcome,
+        since=since,
+    )
+    return Page([run_from_row(r) for r in rows], next_cursor)
