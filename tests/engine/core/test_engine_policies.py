@@ -26,6 +26,9 @@ def action(**changes: Any) -> dict[str, Any]:
     return base | changes
 
 
+RUN_ALL_90 = action(r_misfire_policy="run_all", r_misfire_grace_s=90)
+
+
 def at(
     now: datetime, busy_since: datetime | None = None, over_quota: bool = False
 ) -> Circumstances:
@@ -40,9 +43,9 @@ def at(
         (action(), at(T0 + 30 * timedelta(seconds=1)), Verdict.RUN, None),  # late, but the latest
         (action(r_misfire_policy="skip"), at(T0 + 30 * timedelta(seconds=1)), Verdict.RUN, None),
         (action(r_misfire_policy="skip"), at(T0 + 2 * MIN), Verdict.SKIP, "misfire"),  # > 60 s
-        (action(r_misfire_policy="run_all", r_misfire_grace_s=90), at(T0 + MIN), Verdict.RUN, None),
-        (action(r_misfire_policy="run_all", r_misfire_grace_s=90), at(T0 + 2 * MIN), Verdict.EXPIRE, "grace"),
-        (action(r_misfire_policy="run_all", attempt=1), at(T0 + 9 * MIN), Verdict.RUN, None),  # a retry
+        (RUN_ALL_90, at(T0 + MIN), Verdict.RUN, None),
+        (RUN_ALL_90, at(T0 + 2 * MIN), Verdict.EXPIRE, "grace"),
+        (action(r_misfire_policy="run_all", attempt=1), at(T0 + 9 * MIN), Verdict.RUN, None),
         (action(key="trigger:x"), at(T0 + 9 * MIN), Verdict.RUN, None),  # not the chain
         (action(), at(T0, over_quota=True), Verdict.SKIP, "quota"),
         (action(), at(T0, busy_since=T0 - MIN), Verdict.SKIP, "overlap"),
@@ -53,7 +56,8 @@ def at(
     ids=[
         "on-time", "run-latest-skips", "run-latest-runs-latest", "skip-within-tolerance",
         "skip-past-tolerance", "run-all-within-grace", "run-all-past-grace", "retry-exempt",
-        "trigger-exempt", "quota", "overlap-skip", "overlap-allow", "overlap-queue", "catch-up-waits",
+        "trigger-exempt", "quota", "overlap-skip", "overlap-allow", "overlap-queue",
+        "catch-up-waits",
     ],
 )  # fmt: skip
 def test_decide(
