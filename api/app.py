@@ -10,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import problems
 from api.bodysize import BodySizeLimit
+from api.metrics import RequestMetrics, RouteShape
 from api.openapi import install_openapi
 from api.ratelimit import RateLimiter
 from api.routes import (
@@ -56,14 +57,15 @@ def create_app(
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)
     routers = (operations, *tenant_scoped, webhooks, tenant, keys, admin)
-    # FastAPI keeps included routers nested; a flat list lets a 405 name every allowed method.
-    app.state.route_methods = [
-        (route.path_regex, route.methods)
+    # FastAPI keeps included routers nested; a flat list names routes in 405s and metrics.
+    app.state.route_shapes = [
+        RouteShape(route.path, route.path_regex, frozenset(route.methods))
         for module in routers
         for route in module.router.routes
         if isinstance(route, APIRoute)
     ]
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestMetrics, shapes=app.state.route_shapes)
     install_openapi(app)
     mount_ui(app)
     return app

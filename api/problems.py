@@ -27,6 +27,7 @@ from api.errors import (
     RateLimited,
     Unauthorized,
 )
+from api.metrics import route_of
 from api.validation import field_errors, validation_errors
 from engine.errors import (
     ActionNotFound,
@@ -179,12 +180,9 @@ def _http_problem(request: Request, exc: HTTPException) -> JSONResponse:
 
 
 def _allowed_methods(request: Request) -> list[str]:
-    """Methods served at this path (`app.state.route_methods`, see app.py); a literal path such as
-    /v1/rules/validate wins over a template that would also match it."""
-    path = request.url.path
-    matching = [(p, m) for p, m in request.app.state.route_methods if p.match(path)]
-    literal = [(p, m) for p, m in matching if "{" not in p.pattern and "(?P<" not in p.pattern]
-    return sorted({method for _, methods in (literal or matching) for method in methods})
+    """Every method served at this path (Starlette names only the first route's)."""
+    shapes = route_of(request.app.state.route_shapes, request.url.path)
+    return sorted({method for shape in shapes for method in shape.methods})
 
 
 def install(app: FastAPI) -> None:

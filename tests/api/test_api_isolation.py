@@ -72,7 +72,8 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
 
 def _masked(body: dict[str, Any], owned: Owned) -> dict[str, Any]:
     text = json.dumps(body)
-    for value in (owned.rule["id"], str(owned.action["id"]), owned.kv_key, owned.key_id):
+    values = (owned.rule["id"], str(owned.action["id"]), owned.kv_key, owned.key_id)
+    for value in sorted(values, key=len, reverse=True):  # an action id may hide in a key id
         text = text.replace(value, "ID")
     return json.loads(text)
 

@@ -125,6 +125,8 @@ def test_operations_endpoints(http: httpx.Client) -> None:
     assert http.get("/readyz").json() == {"status": "ready"}
     metrics = http.get("/metrics")
     assert metrics.status_code == 200 and "# TYPE" in metrics.text
+    counted = 'cadenza_http_requests_total{method="GET",route="/healthz",status="200"}'
+    assert counted in metrics.text
     assert http.get("/openapi.json").json()["info"]["title"] == "Cadenza"
     assert http.get("/docs").status_code == 200
     root = http.get("/", follow_redirects=False)

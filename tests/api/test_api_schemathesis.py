@@ -17,7 +17,7 @@ from conftest import ADMIN_TOKEN
 from support.processes import cli_env
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
-EXAMPLES_PER_OPERATION = "5"
+EXAMPLES_PER_OPERATION = "3"
 
 
 def _fuzz(base_url: str, token: str, *scope: str, cwd: Path) -> subprocess.CompletedProcess[str]:

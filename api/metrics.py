@@ -1,0 +1,69 @@
+"""HTTP metrics for Prometheus: requests by method, route template and status, and latency.
+
+Routes are labelled by their template (`/v1/rules/{rule_id}`), never the raw path, so ids
+cannot blow up the number of series; paths no route serves share the label `unmatched`.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from prometheus_client import Counter, Histogram
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+REQUESTS = Counter(
+    "cadenza_http_requests_total", "API requests answered.", ["method", "route", "status"]
+)
+DURATION = Histogram(
+    "cadenza_http_request_duration_seconds", "Time to answer an API request.", ["method", "route"]
+)
+
+
+@dataclass(frozen=True)
+class RouteShape:
+    """One route's template, its compiled pattern and its methods."""
+
+    path: str
+    pattern: re.Pattern[str]
+    methods: frozenset[str]
+
+    @property
+    def is_literal(self) -> bool:
+        return "{" not in self.path
+
+
+def route_of(shapes: list[RouteShape], path: str) -> list[RouteShape]:
+    """The routes serving `path`; a literal path (/v1/rules/validate) wins over templates."""
+    matching = [shape for shape in shapes if shape.pattern.match(path)]
+    return [shape for shape in matching if shape.is_literal] or matching
+
+
+class RequestMetrics:
+    """ASGI middleware counting every answered request."""
+
+    def __init__(self, app: ASGIApp, shapes: list[RouteShape]) -> None:
+        self.app = app
+        self.shapes = shapes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        status = ["500"]
+
+        async def record(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = str(message["status"])
+            await send(message)
+
+        started_s = time.perf_counter()
+        try:
+            await self.app(scope, receive, record)
+        finally:
+            found = route_of(self.shapes, scope["path"])
+            route = found[0].path if found else "unmatched"
+            method = scope["method"]
+            REQUESTS.labels(method, route, status[0]).inc()
+            DURATION.labels(method, route).observe(time.perf_counter() - started_s)
