@@ -68,15 +68,29 @@ def server(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> I
 
 @pytest.fixture
 def page(browser: Browser, server: Server) -> Iterator[Page]:
-    """A fresh browser tab on the UI, not signed in; failing pages print their JS errors."""
+    """A fresh browser tab on the UI, not signed in.
+
+    The test fails if the page had a JavaScript error or asked anything of another origin
+    (the UI must work with no network beyond its own server: no CDN, no web fonts).
+    """
     context = browser.new_context(viewport=LAPTOP, timezone_id=VIEWER_ZONE, locale="en-GB")
     tab = context.new_page()
     errors: list[str] = []
+    foreign: list[str] = []
     tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on(
+        "request",
+        lambda request: (
+            None
+            if request.url.startswith((server.base_url + "/", "data:"))
+            else foreign.append(request.url)
+        ),
+    )
     tab.goto(f"{server.base_url}/")
     yield tab
     context.close()
     assert not errors, f"JavaScript errors on the page: {errors}"
+    assert not foreign, f"requests beyond our own origin: {foreign}"
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 // Runs as a table: outcome, timing, output and error; failed runs stand out and can be retried.
 import * as api from "../api.js";
 import { h, toast } from "../dom.js";
-import { json, ms, tone, when } from "../format.js";
+import { bytes, json, ms, tone, when } from "../format.js";
 
 const DETAILED = 25;
 const details = new Map();
@@ -34,7 +34,7 @@ function runDetails(run) {
     output && h("div", {}, h("h4", {}, "Output"), h("pre", {}, output)),
     run.output_truncated && h("p", { class: "muted" }, "Output was cut at the size limit."),
     run.result !== null && run.result !== undefined && h("div", {}, h("h4", {}, "Result"), h("pre", {}, json(run.result))),
-    h("p", { class: "muted small" }, `Run ${run.id} · action ${run.action_id} · ${run.runtime || ""} · CPU ${ms(run.cpu_ms)} · node ${run.node || "—"}`),
+    h("p", { class: "muted small" }, `Run ${run.id} · action ${run.action_id} · ${run.runtime || ""} · CPU ${ms(run.cpu_ms)} · peak memory ${bytes(run.peak_memory_bytes)} · node ${run.node || "—"}`),
   ];
   return parts;
 }

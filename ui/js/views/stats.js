@@ -6,7 +6,7 @@ import { ms } from "../format.js";
 const WARN_PERCENT = 80;
 
 /** 90 -> "1 min 30 s", 86400 -> "1 day". */
-export function seconds(value) {
+function seconds(value) {
   if (value === null || value === undefined) return null;
   const units = [[86400, "day"], [3600, "h"], [60, "min"], [1, "s"]];
   const parts = [];
