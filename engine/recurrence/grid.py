@@ -32,7 +32,13 @@ def period_index(freq: int, interval: int, wkst: int, dtstart: datetime, wall: d
 
 
 def period_start(freq: int, interval: int, wkst: int, dtstart: datetime, index: int) -> datetime:
-    """The first wall time of period `index` (for period 0: where DTSTART's period begins)."""
+    """The first wall time of period `index`.
+
+    For period 0 that is where dateutil starts DTSTART's period: the whole year, month or day,
+    but for WEEKLY only DTSTART's day to the end of its week (which BYSETPOS can tell apart).
+    """
+    if index <= 0 and freq == du.WEEKLY:
+        return datetime.combine(dtstart.date(), datetime.min.time())
     steps = max(0, index) * interval
     if freq == du.YEARLY:
         return datetime(dtstart.year + steps, 1, 1)

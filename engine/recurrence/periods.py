@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime, timedelta
+from functools import lru_cache
 from itertools import product
 
 from dateutil import rrule as du
@@ -88,10 +89,10 @@ class PeriodCounter:
         if self.freq < du.HOURLY:
             self._per_day = times[0] * times[1] * times[2]
         else:
-            self._units, self._per_unit = self._day_units()
-            self._residues: Counter[int] = Counter()
-            for unit in self._units:
-                self._residues[unit % self.interval] += self._per_unit
+            key = (self.freq, self.interval, _key(rule._byhour), _key(rule._byminute))
+            self._units, self._per_unit, self._residues = _day_units(
+                *key, _key(rule._bysecond), _key(rule._bysetpos)
+            )
 
     def periods(
         self, *, reverse: bool = False, low: datetime | None = None
@@ -160,18 +161,35 @@ class PeriodCounter:
         unit_s = 86400 // _UNITS_PER_DAY[self.freq]
         return wall.toordinal() * _UNITS_PER_DAY[self.freq] + seconds // unit_s
 
-    def _day_units(self) -> tuple[list[int], int]:
-        """A sub-daily rule's allowed units of the day (hours, minutes or seconds) and how many
-        occurrences each unit holds."""
-        r = self.rule
-        hours = r._byhour or range(24)
-        minutes = r._byminute or range(60)
-        seconds = r._bysecond or range(60)
-        if self.freq == du.HOURLY:
-            return list(hours), picked(len(minutes) * len(seconds), r._bysetpos)
-        if self.freq == du.MINUTELY:
-            return [h * 60 + m for h, m in product(hours, minutes)], picked(
-                len(seconds), r._bysetpos
-            )
-        units = [h * 3600 + m * 60 + s for h, m, s in product(hours, minutes, seconds)]
-        return units, picked(1, r._bysetpos)
+
+def _key(values: Iterable[int] | None) -> tuple[int, ...] | None:
+    return None if values is None else tuple(sorted(values))
+
+
+@lru_cache(maxsize=256)
+def _day_units(
+    freq: int,
+    interval: int,
+    byhour: tuple[int, ...] | None,
+    byminute: tuple[int, ...] | None,
+    bysecond: tuple[int, ...] | None,
+    bysetpos: tuple[int, ...] | None,
+) -> tuple[tuple[int, ...], int, Counter[int]]:
+    """A sub-daily rule's allowed units of the day (hours, minutes or seconds), occurrences per
+    unit, and occurrences per day keyed by the day's grid residue. Cached: 86 400 units for a
+    SECONDLY rule are worth computing once."""
+    hours = byhour or range(24)
+    minutes = byminute or range(60)
+    seconds = bysecond or range(60)
+    if freq == du.HOURLY:
+        units, per_unit = tuple(hours), picked(len(minutes) * len(seconds), bysetpos)
+    elif freq == du.MINUTELY:
+        units = tuple(h * 60 + m for h, m in product(hours, minutes))
+        per_unit = picked(len(seconds), bysetpos)
+    else:
+        units = tuple(h * 3600 + m * 60 + s for h, m, s in product(hours, minutes, seconds))
+        per_unit = picked(1, bysetpos)
+    residues: Counter[int] = Counter()
+    for unit in units:
+        residues[unit % interval] += per_unit
+    return units, per_unit, residues

@@ -148,20 +148,24 @@ def _scan(
         if skip and (count is None or seen + candidates < count):
             seen += candidates
             continue
-        exact = _period_walls(counter, explicit, start, candidates)
+        walls = _period_walls(counter, explicit, start, candidates)
+        if count is None:
+            first = next(walls, None)
+            if first is not None:
+                return first, None
+            continue
+        exact = list(walls)
         first = first or (exact[0] if exact else None)
-        if count is not None and seen + len(exact) >= count:
+        if seen + len(exact) >= count:
             return first, exact[count - seen - 1]
         seen += len(exact)
-        if first is not None and count is None:
-            return first, None
     return first, None
 
 
 def _last(counter: PeriodCounter, explicit: dict[str, Any]) -> datetime | None:
     """The last occurrence within the counter's span, found from the end backwards."""
     for start, candidates in counter.periods(reverse=True):
-        exact = _period_walls(counter, explicit, start, candidates) if candidates else []
+        exact = list(_period_walls(counter, explicit, start, candidates))
         if exact:
             return exact[-1]
     return None
@@ -169,7 +173,7 @@ def _last(counter: PeriodCounter, explicit: dict[str, Any]) -> datetime | None:
 
 def _period_walls(
     counter: PeriodCounter, explicit: dict[str, Any], start: datetime, candidates: int
-) -> list[datetime]:
+) -> Iterator[datetime]:
     """The occurrences of the period starting at `start` that lie within the counter's span."""
     walls = islice(du.rrule(dtstart=start, **explicit), candidates)
-    return [wall for wall in walls if counter.dtstart <= wall <= counter.end]
+    return (wall for wall in walls if counter.dtstart <= wall <= counter.end)

@@ -8,7 +8,7 @@ from itertools import pairwise
 from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrulestr
-from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import HealthCheck, example, given, reject, settings
 from hypothesis import strategies as st
 
 from engine.recurrence import DstGap, DstRepeat, InvalidSchedule, parse_schedule, preview
@@ -90,6 +90,18 @@ def _plain_after(rule: str, dtstart: datetime, instant: datetime) -> datetime | 
 
 @_SETTINGS
 @given(rules())
+# dateutil's first WEEKLY period runs from DTSTART's day, not from WKST (BYSETPOS sees it)
+@example(
+    ("FREQ=WEEKLY;BYDAY=TU,MO;WKST=TU;BYSETPOS=1", datetime(2016, 1, 1, tzinfo=UTC), timedelta(0))
+)
+# a sparse sub-daily rule: walking day by day in dateutil would take seconds
+@example(
+    (
+        "FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=23;BYMINUTE=59",
+        datetime(2024, 3, 1, tzinfo=UTC),
+        timedelta(days=30),
+    )
+)
 def test_fast_next_after_equals_plain_dateutil(case: tuple[str, datetime, timedelta]) -> None:
     rule, dtstart, offset = case
     schedule = _parse(rule, dtstart)
