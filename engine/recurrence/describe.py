@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from engine.recurrence.recurrence import Recurrence
 
 _WEEKDAYS = (0, 1, 2, 3, 4)
+_WEEKEND = (5, 6)
 _UNPHRASED = (("byweekno", "BYWEEKNO"), ("byyearday", "BYYEARDAY"), ("byeaster", "BYEASTER"))
 
 
@@ -66,6 +67,8 @@ def _frequency(k: dict[str, Any]) -> str:
     simple = interval == 1 and not k.get("bysetpos")
     if freq in (du.WEEKLY, du.DAILY) and simple and plain == _WEEKDAYS:
         return w.EVERY_WEEKDAY
+    if freq in (du.WEEKLY, du.DAILY) and simple and plain == _WEEKEND:
+        return w.EVERY_WEEKEND
     if freq == du.DAILY and interval == 1 and plain:
         return "every " + w.join([w.WEEKDAY_NAMES[day] for day in plain])
     return w.plural(interval, w.UNITS[freq])
@@ -88,7 +91,7 @@ def _days(k: dict[str, Any], setpos: tuple[int, ...] | None) -> str | None:
         )
         return f"on the {w.nth_word(setpos[0])} {what}"
     parts = []
-    named_by_frequency = _frequency(k) == w.EVERY_WEEKDAY or (
+    named_by_frequency = _frequency(k) in (w.EVERY_WEEKDAY, w.EVERY_WEEKEND) or (
         freq == du.DAILY and k["interval"] == 1 and _plain_weekdays(k)
     )
     if weekdays and not named_by_frequency:

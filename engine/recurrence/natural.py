@@ -28,19 +28,25 @@ _NTH = {
     "4th": 4,
 }
 _UNITS = {"day": "DAILY", "week": "WEEKLY", "month": "MONTHLY", "year": "YEARLY", "hour": "HOURLY"}
+_ADVERBS = {
+    "daily": "DAILY", "weekly": "WEEKLY", "monthly": "MONTHLY",
+    "yearly": "YEARLY", "annually": "YEARLY", "hourly": "HOURLY",
+}  # fmt: skip
 _DAY = "|".join(_DAYS)
 _TIME = r"(\d{1,2})(?::(\d{2}))?\s*(am|pm)?|noon|midnight"
 _HINT = "write an RRULE instead, e.g. FREQ=WEEKLY;BYDAY=MO;BYHOUR=9, or e.g. 'every weekday at 9am'"
 _STEPS: tuple[tuple[str, str], ...] = (
     ("nth_of_month", rf"on the (first|second|third|fourth|last) ({_DAY}) of every month"),
-    ("weekday", r"every weekday"),
+    ("weekday", r"every weekday|on weekdays"),
+    ("weekend", r"every weekend|on weekends"),
+    ("adverb", r"(daily|weekly|monthly|yearly|annually|hourly)"),
     ("days", rf"every ((?:{_DAY})(?:(?:,| and) (?:{_DAY}))*)"),
-    ("unit", r"every (?:(\d{1,3}) )?(day|week|month|year|hour)s?"),
+    ("unit", r"every (?:(\d{1,3}|other) )?(day|week|month|year|hour)s?"),
     ("on_nth", rf"on the (first|second|third|fourth|last) ({_DAY})"),
     ("on_days", rf"on ((?:{_DAY})(?:(?:,| and) (?:{_DAY}))*)"),
     (
         "on_monthdays",
-        r"on the ((?:\d{1,2}(?:st|nd|rd|th)?)(?:(?:,| and) (?:\d{1,2}(?:st|nd|rd|th)?))*)",
+        r"on the ((?:\d{1,2}(?:st|nd|rd|th)?)(?:(?:,| and) (?:the )?(?:\d{1,2}(?:st|nd|rd|th)?))*)",
     ),
     ("in_months", r"in ((?:[a-z]+)(?:(?:,| and) [a-z]+)*)"),
     ("at", rf"at ((?:{_TIME})(?:(?:,| and) (?:{_TIME}))*)"),
@@ -54,7 +60,7 @@ def english_to_rrule(text: str) -> str:
     parts: dict[str, str] = {}
     while rest:
         for name, pattern in _STEPS:
-            match = re.match(pattern + r"(?:\s+|$)", rest)
+            match = re.match(rf"(?:{pattern})(?:\s+|$)", rest)
             if match:
                 _apply(name, match, parts, text)
                 rest = rest[match.end() :]
@@ -74,13 +80,18 @@ def _apply(name: str, match: re.Match[str], parts: dict[str, str], text: str) ->
         parts.update(FREQ="MONTHLY", BYDAY=f"{_NTH[match[1]]}{_DAYS[match[2]]}")
     elif name == "weekday":
         parts.update(FREQ="WEEKLY", BYDAY="MO,TU,WE,TH,FR")
+    elif name == "weekend":
+        parts.update(FREQ="WEEKLY", BYDAY="SA,SU")
+    elif name == "adverb":
+        parts["FREQ"] = _ADVERBS[match[1]]
     elif name in ("days", "on_days"):
         parts.setdefault("FREQ", "WEEKLY")
         parts["BYDAY"] = ",".join(_DAYS[d] for d in re.split(r",\s*|\s+and\s+", match[1]))
     elif name == "unit":
         parts["FREQ"] = _UNITS[match[2]]
-        if match[1] and int(match[1]) > 1:
-            parts["INTERVAL"] = match[1]
+        interval = "2" if match[1] == "other" else match[1]
+        if interval and int(interval) > 1:
+            parts["INTERVAL"] = interval
     elif name == "on_nth":
         parts["BYDAY"] = f"{_NTH[match[1]]}{_DAYS[match[2]]}"
     elif name == "on_monthdays":

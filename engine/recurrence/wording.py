@@ -22,6 +22,7 @@ UNITS = (
 ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"}
 WEEKDAY = "weekday"
 EVERY_WEEKDAY = "every weekday"
+EVERY_WEEKEND = "every weekend"
 LAST_DAY = "the last day"
 WARN_MISSING_DAY = "skips months without a {day} day"
 WARN_CRON_DST = "cron follows Vixie cron at DST changes; dst_gap/dst_repeat apply to RRULEs"

@@ -81,6 +81,18 @@ ENGLISH = [
         "on the last Friday of every month at 18:00",
         "every month on the last Friday at 18:00 (Europe/Berlin)",
     ),
+    ("every weekend at 10am", "every weekend at 10:00 (Europe/Berlin)"),
+    ("daily at 9:30pm", "every day at 21:30 (Europe/Berlin)"),
+    ("every other week on friday at 17:00", "every 2 weeks on Friday at 17:00 (Europe/Berlin)"),
+    (
+        "every month on the 1st and 15th at 8:00",
+        "every month on the 1st and the 15th at 8:00 (Europe/Berlin)",
+    ),
+    (
+        "yearly in december on the 24th at 18:00",
+        "every year on December 24 at 18:00 (Europe/Berlin)",
+    ),
+    ("every day at 9am and 5pm", "every day at 9 and 17 (Europe/Berlin)"),
 ]
 
 
