@@ -6,6 +6,9 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from sandbox.errors import ScriptRejected
+from sandbox.source import decode_script
+
 
 @dataclass(frozen=True)
 class Compiled:
@@ -37,6 +40,18 @@ class CompileCache:
         if entry is not None:
             self._entries.move_to_end(key)
         return entry
+
+    def lookup(
+        self, script: str | bytes, kind: str, max_bytes: int
+    ) -> tuple[str, str, Compiled | None]:
+        """(source text, cache key, entry or None) for a python/micropython script; raises
+        ScriptRejected if it is not acceptable text or was rejected before."""
+        source = decode_script(script, max_bytes)
+        key = content_key(kind, source)
+        entry = self.get(key)
+        if entry is not None and entry.reason is not None:
+            raise ScriptRejected(entry.reason, entry.line)
+        return source, key, entry
 
     def put(self, key: str, entry: Compiled) -> None:
         self._entries[key] = entry

@@ -100,12 +100,9 @@ class MicroPythonRuntime:
     ) -> Outcome:
         run = Run(RuntimeName.MICROPYTHON, limits)
         try:
-            source = decode_script(script, MAX_SCRIPT_BYTES)
+            source, _, _ = self._checked.lookup(script, "micropython", MAX_SCRIPT_BYTES)
         except ScriptRejected as exc:
             return run.rejected(exc)
-        entry = self._checked.get(content_key("micropython", source))
-        if entry is not None and entry.reason is not None:
-            return run.rejected(ScriptRejected(entry.reason, entry.line))
         return await self._execute(run, source, context.to_json(), host, "run")
 
     async def _execute(

@@ -13,6 +13,7 @@ import asyncio
 import base64
 import json
 import signal
+import time
 from typing import Any
 
 from sandbox import framing
@@ -29,7 +30,7 @@ from sandbox.errors import ScriptRejected
 from sandbox.hostcalls import HostCallRefused, HostLimitReached, HostSession
 from sandbox.outcomes import Run
 from sandbox.pool import WorkerHandle, WorkerPool
-from sandbox.source import decode_script, describe_seconds
+from sandbox.source import MAX_SCRIPT_BYTES, decode_script, describe_seconds
 
 _CODE_FRAME_BYTES = 16 * 1024 * 1024
 _DONE: dict[str, Any] = {"done": True}
@@ -64,13 +65,9 @@ class PythonRuntime:
         """Run `main(ctx)` once; every failure of the script is the returned Outcome."""
         run = Run(RuntimeName.PYTHON, limits)
         try:
-            source = decode_script(script)
+            source, key, entry = self._cache.lookup(script, "python", MAX_SCRIPT_BYTES)
         except ScriptRejected as exc:
             return run.rejected(exc)
-        key = content_key("python", source)
-        entry = self._cache.get(key)
-        if entry is not None and entry.reason is not None:
-            return run.rejected(ScriptRejected(entry.reason, entry.line))
         job: dict[str, Any] = {"mode": "run", "context": context.to_json(), "limits": vars(limits)}
         if entry is not None and entry.artifact is not None:
             job["code"] = base64.b64encode(entry.artifact).decode()
@@ -90,6 +87,7 @@ class PythonRuntime:
         job.setdefault("limits", vars(limits))
         handle = await self._pool.acquire()
         run.pid = handle.pid
+        run.started_s = time.monotonic()  # the clock starts with the worker, as the limit does
         frame_bytes = _CODE_FRAME_BYTES + 6 * limits.output_bytes + 2 * limits.result_bytes
         channel = framing.Channel(handle.sock, frame_bytes)
         try:

@@ -53,18 +53,19 @@ class WasmEngine:
         self._modules: dict[str, wasmtime.Module] = {}
         self._executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="cadenza-wasm")
         self._stop = threading.Event()
+        self._epoch_zero_s = time.monotonic()
+        self._ticks = 0  # increments done so far: the engine's current epoch
         self._ticker = threading.Thread(target=self._tick, name="cadenza-epoch", daemon=True)
         self._ticker.start()
 
     def _tick(self) -> None:
-        """Keep the epoch at (time since start) / TICK_S, catching up after late wake-ups,
-        so that a deadline of n ticks means n * TICK_S seconds however the thread is woken."""
-        started_s, ticks = time.monotonic(), 0
+        """Keep the epoch at (time since start) / TICK_S, catching up after late wake-ups: the
+        epoch is a clock, and deadlines are instants on it (`deadline_ticks`)."""
         while not self._stop.wait(TICK_S):
-            due = int((time.monotonic() - started_s) / TICK_S)
-            while ticks < due:
+            due = int((time.monotonic() - self._epoch_zero_s) / TICK_S)
+            while self._ticks < due:
                 self.engine.increment_epoch()
-                ticks += 1
+                self._ticks += 1
 
     def close(self) -> None:
         """Wait for runs in progress (each ends by its own epoch deadline), then stop ticking."""
@@ -72,11 +73,12 @@ class WasmEngine:
         self._stop.set()
         self._ticker.join()
 
-    @staticmethod
-    def deadline_ticks(timeout_s: float) -> int:
-        """Ticks until `timeout_s` from now: rounded up, plus one for the tick in progress,
-        so a guest is never stopped early (and at most ~2 ticks late)."""
-        return math.ceil(max(timeout_s, 0.0) / TICK_S) + 1
+    def deadline_ticks(self, deadline_s: float) -> int:
+        """Ticks from the engine's current epoch to the instant `deadline_s` (monotonic),
+        rounded up plus one, so a guest is never stopped early, even if the ticker is behind
+        and about to catch up (and is at most ~2 ticks late)."""
+        due = math.ceil((deadline_s - self._epoch_zero_s) / TICK_S)
+        return max(1, due - self._ticks + 1)
 
     def new_store(self, limits: Limits, deadline_s: float) -> tuple[wasmtime.Store, int]:
         """A fresh store for one run: memory/instance/table caps, fuel, and an epoch deadline
@@ -91,7 +93,7 @@ class WasmEngine:
         )
         fuel = limits.fuel or int(limits.effective_cpu_s * FUEL_PER_CPU_S)
         store.set_fuel(fuel)
-        store.set_epoch_deadline(self.deadline_ticks(deadline_s - time.monotonic()))
+        store.set_epoch_deadline(self.deadline_ticks(deadline_s))
         return store, fuel
 
     def module_key(self, wasm: bytes) -> str:
