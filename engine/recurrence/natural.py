@@ -49,6 +49,7 @@ _STEPS: tuple[tuple[str, str], ...] = (
         r"on the ((?:\d{1,2}(?:st|nd|rd|th)?)(?:(?:,| and) (?:the )?(?:\d{1,2}(?:st|nd|rd|th)?))*)",
     ),
     ("in_months", r"in ((?:[a-z]+)(?:(?:,| and) [a-z]+)*)"),
+    ("on_dates", r"on ((?:[a-z]+ \d{1,2})(?:(?:,| and) [a-z]+ \d{1,2})*)"),
     ("at", rf"at ((?:{_TIME})(?:(?:,| and) (?:{_TIME}))*)"),
     ("times", r"for (\d{1,6}) times"),
 )
@@ -102,6 +103,8 @@ def _apply(name: str, match: re.Match[str], parts: dict[str, str], text: str) ->
         parts["BYMONTH"] = ",".join(
             str(_month(text, m)) for m in re.split(r",\s*|\s+and\s+", match[1])
         )
+    elif name == "on_dates":
+        _dates(text, match[1], parts)
     elif name == "at":
         _times(text, match[1], parts)
     else:
@@ -112,6 +115,16 @@ def _month(text: str, name: str) -> int:
     if name not in _MONTHS:
         raise InvalidSchedule(text, f"{name!r}: not a month name", hint=_HINT)
     return _MONTHS[name]
+
+
+def _dates(text: str, spec: str, parts: dict[str, str]) -> None:
+    """'on January 1 and July 1': months with one shared day of month."""
+    pairs = [item.split() for item in re.split(r",\s*|\s+and\s+", spec)]
+    days = {day for _, day in pairs}
+    if len(days) > 1:
+        raise InvalidSchedule(text, f"on {spec}: dates with different days", hint=_HINT)
+    parts["BYMONTH"] = ",".join(str(_month(text, month)) for month, _ in pairs)
+    parts["BYMONTHDAY"] = days.pop()
 
 
 def _times(text: str, spec: str, parts: dict[str, str]) -> None:
