@@ -63,14 +63,16 @@ def run_script(
     )
     limits = _limits(timeout_ms, memory_mb)
     params_value = _json_object(params, "--params")
-    kv = _json_object(kv_file.read_text(encoding="utf-8"), "--kv") if kv_file else {}
+    kv = _json_object(_read_text(kv_file), "--kv") if kv_file else {}
     with file.open("rb") as handle:
         script = handle.read(_MAX_FILE_BYTES + 1)
     host = MemoryHost(kv)
     try:
         outcome = asyncio.run(_run(name, script, params_value, limits, host))
     except SandboxError as exc:
-        raise click.ClickException(str(exc)) from None
+        failure = click.ClickException(f"the sandbox could not run: {exc}")
+        failure.exit_code = 2  # an environment problem, not an outcome
+        raise failure from None
     _print(outcome, host, as_json)
     raise SystemExit(0 if outcome.status == "ok" else 1)
 
@@ -82,6 +84,13 @@ def _limits(timeout_ms: int | None, memory_mb: int | None) -> Limits:
     if memory_mb is not None:
         overrides["memory_bytes"] = memory_mb * 1024 * 1024
     return Limits(**overrides)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {path}: {exc}", param_hint="--kv") from None
 
 
 def _json_object(text: str, option: str) -> dict[str, Any]:
