@@ -6,6 +6,7 @@ import heapq
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, time
+from itertools import pairwise
 
 from dateutil import rrule as du
 
@@ -107,6 +108,19 @@ def build_recurrence(
     return recurrence
 
 
+def _rule_gap_s(rule: WallRule) -> float | None:
+    """Least wall-clock gap of one rule: exact from its times of day when FREQ is DAILY or
+    coarser (days never repeat within a period), sampled otherwise."""
+    if rule.kwargs["freq"] >= du.HOURLY:
+        return min_gap_s(rule.walls_from(rule.first), 50)
+    k = rule.kwargs
+    times = sorted(
+        h * 3600 + m * 60 + s for h in k["byhour"] for m in k["byminute"] for s in k["bysecond"]
+    )
+    gaps = [b - a for a, b in pairwise(times)]
+    return float(min(gaps)) if gaps else None
+
+
 def _missing_day_warning(rule: WallRule) -> str | None:
     """'skips months without a 31st day' when a day of month does not exist in some month."""
     if rule.kwargs["freq"] == du.YEARLY and not rule.kwargs.get("bymonth"):
@@ -119,10 +133,13 @@ def _missing_day_warning(rule: WallRule) -> str | None:
 
 
 def _check_gap(text: str, recurrence: Recurrence, limits: ScheduleLimits) -> None:
-    """Sampled: the first 50 occurrences of each rule and of the merged series, every RDATE."""
+    """Daily-or-coarser rules by their times of day; sub-daily rules by their first 50
+    occurrences; every RDATE; the merged series (first 50) when there are several sources."""
     start = min([rule.first for rule in recurrence.rules] + list(recurrence.rdates[:1]))
-    samples = [min_gap_s(rule.walls_from(rule.first), 50) for rule in recurrence.rules]
-    samples += [min_gap_s(recurrence.walls_from(start), 50), min_gap_s(iter(recurrence.rdates))]
+    samples = [_rule_gap_s(rule) for rule in recurrence.rules]
+    samples.append(min_gap_s(iter(recurrence.rdates)))
+    if len(recurrence.rules) + bool(recurrence.rdates) > 1:
+        samples.append(min_gap_s(recurrence.walls_from(start), 50))
     gap_s = min((gap for gap in samples if gap is not None), default=None)
     if gap_s is not None and gap_s < limits.min_interval_s:
         reason = f"occurrences {gap_s:g} s apart; the minimum is {limits.min_interval_s} s"
