@@ -47,7 +47,7 @@ async def _renew(node: Node) -> None:
     config = node.deps.config
     until = node.deps.clock.now() + timedelta(seconds=config.lease_s)
     async with node.deps.db.begin() as conn:
-        await nodes.renew_leases(conn, config.node_name, until)
+        await nodes.renew_leases(conn, config.node_name, until, node.in_flight_ids())
 
 
 async def sweep(node: Node) -> None:

@@ -75,6 +75,14 @@ class Node:
         return task
 
     async def _dispatch(self) -> None:
+        while True:
+            try:
+                await self._dispatch_until_failure()
+            except Exception:
+                log.exception("dispatcher failed; retrying in %.1f s", self.deps.config.wake_cap_s)
+                await asyncio.sleep(self.deps.config.wake_cap_s)
+
+    async def _dispatch_until_failure(self) -> None:
         config = self.deps.config
         while True:
             self._wake.clear()
@@ -126,6 +134,7 @@ class Node:
             await tenant_loop(self, state)
         except Exception:
             log.exception("tenant loop of %s failed; it restarts when work is due", state.tenant_id)
+            await asyncio.sleep(self.deps.config.wake_cap_s)  # no hot loop on a lasting failure
         finally:
             state.loop_task = None
             metrics.ACTIVE_TENANTS.dec()
@@ -135,6 +144,10 @@ class Node:
     def _forget_if_idle(self, state: TenantState) -> None:
         if state.is_idle and self._tenants.get(state.tenant_id) is state:
             del self._tenants[state.tenant_id]
+
+    def in_flight_ids(self) -> list[int]:
+        """Actions this node claimed and has not recorded yet."""
+        return [i for state in self._tenants.values() for i in state.in_flight]
 
     def start_run(self, state: TenantState, claimed: Claimed) -> None:
         state.in_flight[claimed.action["id"]] = claimed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import delete, func, or_, select, tuple_, update
@@ -61,20 +61,25 @@ async def acquire_lease(
     return (await conn.execute(statement)).first() is not None
 
 
-async def renew_leases(conn: AsyncConnection, node: str, until: datetime) -> None:
-    """Extend this node's tenant leases and the leases of the runs it has in flight."""
+async def renew_leases(
+    conn: AsyncConnection, node: str, until: datetime, in_flight: Sequence[int]
+) -> None:
+    """Extend this node's tenant leases and the leases of the runs it still has in flight
+    (a claim it gave up on is left to expire, so the sweeper can return it)."""
     await conn.execute(
         update(tenant_leases).where(tenant_leases.c.node == node).values(lease_until=until)
     )
-    await conn.execute(
-        update(actions)
-        .where(
-            actions.c.claimed_by == node,
-            actions.c.status == "running",
-            actions.c.lease_until < until,
+    for start in range(0, len(in_flight), 500):
+        await conn.execute(
+            update(actions)
+            .where(
+                actions.c.id.in_(in_flight[start : start + 500]),
+                actions.c.claimed_by == node,
+                actions.c.status == "running",
+                actions.c.lease_until < until,
+            )
+            .values(lease_until=until)
         )
-        .values(lease_until=until)
-    )
 
 
 async def release(conn: AsyncConnection, node: str) -> list[str]:
