@@ -68,3 +68,22 @@ def test_stale_edit_is_refused_and_the_other_change_kept(tenant_page: Page, serv
     assert kept["description"] == "changed elsewhere"
     assert kept["schedule"] == "FREQ=DAILY;BYHOUR=8"
     api.close()
+
+
+def test_rule_in_english_folds_the_builder_until_asked(tenant_page: Page, server: Server) -> None:
+    page = tenant_page
+    with api_client(page, server) as api:
+        body = {"name": "Plain", "schedule": "every weekday at 9am", "code": CODE}
+        created = api.post("/v1/rules", json=body)
+        assert created.status_code == 201, created.text
+    page.goto(f"{server.base_url}/ui/#/rules/{created.json()['id']}/edit")
+    expect(page.get_by_label("Schedule (RRULE, cron or plain English)")).to_have_value(
+        "every weekday at 9am"
+    )
+    expect(page.get_by_text("The builder can't show this schedule")).to_be_visible()
+    expect(page.get_by_label("Frequency")).to_be_hidden()
+    page.get_by_role("button", name="Start over with the builder").click()
+    expect(page.get_by_label("Frequency")).to_be_visible()
+    expect(page.get_by_label("Schedule (RRULE, cron or plain English)")).to_have_value(
+        "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0"
+    )

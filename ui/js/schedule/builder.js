@@ -79,13 +79,25 @@ export function scheduleBuilder(onChange) {
     onChange(model);
   }
 
-  const element = h("fieldset", { class: "builder", oninput: changed, onchange: changed },
-    h("legend", {}, "Schedule builder"),
+  const controls = h("div", {},
     h("div", { class: "row" }, field("Frequency", c.freq), intervalField),
     weekdays, monthPart, dayPart,
     h("div", { class: "row" }, timeField, minuteField),
     h("div", { class: "row" }, field("Starts (optional)", c.start), field("Ends", c.endMode)),
     h("div", { class: "row" }, untilField, countField));
+  const stale = h("p", { class: "muted", hidden: true },
+    "The builder can't show this schedule; the text field below is what will be saved. ",
+    h("button", { type: "button", class: "link", onclick: () => (setEnabled(true), changed()) }, "Start over with the builder"));
+  const element = h("fieldset", { class: "builder", oninput: changed, onchange: changed },
+    h("legend", {}, "Schedule builder"), controls, stale);
+
+  /** Show the controls, or (off) say the text is beyond them and offer to start over: dimmed
+   *  while the user types (no flicker), folded away for a rule loaded with such a schedule. */
+  function setEnabled(on, fold = false) {
+    element.classList.toggle("stale", !on);
+    controls.hidden = !on && fold;
+    stale.hidden = on;
+  }
 
   function set(next) {
     model = { ...defaultModel(), ...next };
@@ -94,5 +106,5 @@ export function scheduleBuilder(onChange) {
     layout();
   }
   set(model);
-  return { element, set, get: () => model, setEnabled: (on) => element.classList.toggle("stale", !on) };
+  return { element, set, get: () => model, setEnabled };
 }

@@ -61,11 +61,9 @@ export function ruleForm() {
     dst_gap: h("select", {}, h("option", { value: "shift" }, "Run it an hour later (02:30 runs at 03:30)"), h("option", { value: "skip" }, "Skip that day")),
     dst_repeat: h("select", {}, h("option", { value: "first" }, "Run once, the first time"), h("option", { value: "both" }, "Run both times")),
   };
-  const builderNote = h("p", { class: "muted small", "aria-live": "polite" });
   const preview = previewPanel(showScheduleProblem);
   const builder = scheduleBuilder((model) => {
     c.schedule.value = toText(model);
-    builderNote.textContent = "";
     schedulesChanged();
   });
   const policies = policiesFieldset();
@@ -77,14 +75,13 @@ export function ruleForm() {
     onChange();
   }
 
-  function rawEdited() {
+  function rawEdited(fold = false) {
     const model = fromText(c.schedule.value);
     if (model) builder.set(model);
-    builder.setEnabled(Boolean(model));
-    builderNote.textContent = model ? "" : "The builder can't show this schedule; the text field is what will be saved.";
+    builder.setEnabled(Boolean(model), fold);
     schedulesChanged();
   }
-  c.schedule.addEventListener("input", rawEdited);
+  c.schedule.addEventListener("input", () => rawEdited());
   c.timezone.addEventListener("input", schedulesChanged);
   c.dst_gap.addEventListener("change", schedulesChanged);
   c.dst_repeat.addEventListener("change", schedulesChanged);
@@ -93,7 +90,6 @@ export function ruleForm() {
     h("h2", { id: "when-title" }, "When"),
     builder.element,
     field("Schedule (RRULE, cron or plain English)", c.schedule, "e.g. FREQ=WEEKLY;BYDAY=MO;BYHOUR=9 · 0 9 * * 1-5 · every weekday at 9am"),
-    builderNote,
     field("Time zone", c.timezone, "The zone the times above are read in."),
     h("div", { class: "row" },
       field("When the time is skipped (spring forward)", c.dst_gap, "A local time that does not exist on the day clocks go forward."),
@@ -147,7 +143,7 @@ export function ruleForm() {
       c.enabled.checked = rule.enabled !== false;
       script.set(rule);
       policies.set(rule);
-      rawEdited();
+      rawEdited(true);
     },
     useBuilder() {
       c.schedule.value = toText(builder.get());

@@ -47,7 +47,8 @@ export function runsTable(runs, reload, { showRule = false, zone = undefined } =
     h("thead", {}, h("tr", {}, heads.map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, runs.map((run) => {
       const failed = tone(run.outcome) === "bad";
-      const summary = run.error ? run.error.split("\n").filter(Boolean).pop() : (run.stdout || "").split("\n")[0];
+      const summary = run.error ? run.error.split("\n").filter(Boolean).pop()
+        : (run.stdout || "").split("\n")[0] || (run.result !== null && run.result !== undefined ? `result: ${json(run.result)}` : "");
       return h("tr", { id: `run-${run.id}`, class: failed ? "failed" : "" },
         h("td", {}, when(run.started_at || run.planned_at, zone)),
         showRule && h("td", {}, run.rule_id ? h("a", { href: `#/rules/${run.rule_id}` }, run.rule_name || run.rule_id) : "one-off"),
