@@ -73,6 +73,7 @@ class Schedule:
     def between(self, start: datetime, end: datetime) -> list[datetime]:
         """Occurrences with start <= occurrence < end, at most MAX_BETWEEN (else RangeTooLarge)."""
         found: list[datetime] = []
+        end = end.astimezone(UTC)  # compared across zones, so `fold` counts
         for occurrence in self.occurrences_after(start - _EPSILON):
             if occurrence.at >= end:
                 break
