@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -20,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench import ours, peer
 from bench.context import Context
+from bench.processes import Child
 from bench.results import Recorder
 from bench.workload import Workload, burst, trivial_code
 
@@ -48,7 +48,7 @@ class _Node:
     """A prepared database with one warm worker on it."""
 
     db: AsyncEngine
-    worker: subprocess.Popen[bytes]
+    worker: Child
     tenant_ids: list[str]
     ready: dict[str, str]
 

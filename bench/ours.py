@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import subprocess
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -20,7 +19,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bench.processes import start_cadenza, stop
+from bench.processes import Child, start_cadenza, stop
 from bench.workload import Workload
 from engine.store import schema
 from engine.store.actions import insert_actions
@@ -32,7 +31,7 @@ TERMINAL = ("succeeded", "failed", "skipped", "expired", "cancelled")
 WARMUP_TIMEOUT_S = 60.0
 POLL_S = 0.2
 
-Workers = Sequence["subprocess.Popen[bytes]"]
+Workers = Sequence[Child]
 
 
 class WorkerFailed(RuntimeError):
@@ -102,8 +101,8 @@ async def wait_finished(
     deadline = loop.time() + timeout_s
     while (done := await _count_finished(db, since_id)) < count:
         for worker in workers:
-            if worker.poll() is not None:
-                raise WorkerFailed(f"cadenza worker exited with {worker.returncode} after {done}")
+            if (exit_note := worker.exited()) is not None:
+                raise WorkerFailed(f"cadenza worker {exit_note} (after {done} actions)")
         if loop.time() > deadline:
             raise WorkerFailed(f"only {done} of {count} actions finished in {timeout_s:.0f} s")
         await asyncio.sleep(POLL_S)
@@ -131,11 +130,11 @@ async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Draine
 
 
 @contextlib.asynccontextmanager
-async def running_worker(url: str, log_path: Path) -> AsyncIterator[subprocess.Popen[bytes]]:
+async def running_worker(url: str, log_path: Path) -> AsyncIterator[Child]:
     """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit."""
     worker = start_cadenza(["worker", "--db", url], log_path)
     try:
-        yield worker
+        yield Child(worker, log_path)
     finally:
         stop(worker)
 

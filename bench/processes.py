@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 CADENZA = str(Path(sys.executable).with_name("cadenza"))
@@ -15,6 +16,21 @@ STOP_TIMEOUT_S = 20.0
 def clean_env() -> dict[str, str]:
     """This environment without CADENZA_* settings: the suite passes what it means explicitly."""
     return {k: v for k, v in os.environ.items() if not k.startswith("CADENZA_")}
+
+
+@dataclass(frozen=True)
+class Child:
+    """A background `cadenza` process and the file its output goes to."""
+
+    process: subprocess.Popen[bytes]
+    log_path: Path
+
+    def exited(self) -> str | None:
+        """None while it runs; else its exit code and the end of its output, for a message."""
+        if self.process.poll() is None:
+            return None
+        tail = self.log_path.read_text(errors="replace").strip().splitlines()[-5:]
+        return f"exited with {self.process.returncode}: " + " | ".join(tail)
 
 
 def start_cadenza(args: list[str], log_path: Path) -> subprocess.Popen[bytes]:

@@ -1,8 +1,9 @@
 """sandbox: per-run overhead of each runtime (trivial script, warm cache); runs/s, both cores busy.
 
 Wraps the sandbox engineer's `python -m bench.sandbox --json` (passing `--quick` in quick mode
-when it offers one): it runs once per repeat in its own process, and every number in its JSON
-becomes a figure (`{"python": {"overhead_median_ms": 1.2}}` reads as case python, metric
+when it offers one): it runs once per repeat in its own process (once in quick mode, twice in
+full mode: the module already takes medians over many runs itself, and one full pass of it
+takes about a minute), and every number in its JSON becomes a figure (`{"python": {"overhead_median_ms": 1.2}}` reads as case python, metric
 overhead_median_ms), the median over repeats.
 """
 
@@ -49,7 +50,7 @@ async def run(ctx: Context) -> ScenarioResult:
     _code, usage, _err = await run_module("bench.sandbox", "--help")
     args = ["--json", *(["--quick"] if ctx.pick(True, False) and "--quick" in usage else [])]
     recorder = Recorder()
-    for repeat in range(ctx.light_repeats):
+    for repeat in range(ctx.pick(1, 2)):
         ctx.log(f"  sandbox repeat {repeat + 1}: python -m bench.sandbox {' '.join(args)}")
         code, out, err = await run_module("bench.sandbox", *args)
         try:

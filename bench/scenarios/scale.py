@@ -3,7 +3,7 @@
 The rules are bulk-inserted (the load time is that of the insert, reported for context);
 then `cadenza serve` starts on the database once per repeat: time until /readyz, resident
 memory, CPU used while nothing is due, and the latency of `GET /v1/rules` for sampled tenants
-(400 requests in full mode, fewer if they take more than 30 s: the count is reported).
+(400 requests in full mode, fewer if they take more than 15 s: the count is reported).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ async def _measure(
     ctx: Context, served: Served, keys: list[str], case: str, rec: Recorder
 ) -> str | None:
     rec.add(case, "cadenza", "start until ready", "s", served.ready_s)
-    await asyncio.sleep(ctx.pick(1.0, 5.0))
+    await asyncio.sleep(ctx.pick(1.0, 3.0))
     main_rss, tree_rss = served.rss_bytes()
     rec.add(case, "cadenza", "RSS, server process", "MB", main_rss / 2**20)
     rec.add(case, "cadenza", "RSS, with sandbox workers", "MB", tree_rss / 2**20)
@@ -74,7 +74,7 @@ async def _measure(
     rec.add(
         case, "cadenza", "idle CPU", "% of a core", (served.cpu_s() - cpu_before) / idle_s * 100
     )
-    latencies = await _list_latencies_ms(served, keys, ctx.pick(100, 400), ctx.pick(5.0, 30.0))
+    latencies = await _list_latencies_ms(served, keys, ctx.pick(100, 400), ctx.pick(5.0, 15.0))
     if isinstance(latencies, str):
         return latencies
     rec.add(case, "cadenza", "API list requests timed", "requests", len(latencies))
