@@ -1,10 +1,10 @@
 """sandbox: per-run overhead of each runtime (trivial script, warm cache); runs/s, both cores busy.
 
 Wraps the sandbox engineer's `python -m bench.sandbox --json` (passing `--quick` in quick mode
-when it offers one): it runs once per repeat in its own process (once in quick mode, twice in
-full mode: the module already takes medians over many runs itself, and one full pass of it
-takes about a minute), and every number in its JSON becomes a figure (`{"python": {"overhead_median_ms": 1.2}}` reads as case python, metric
-overhead_median_ms), the median over repeats.
+when it offers one). It runs once per repeat in its own process: once in quick mode, twice in
+full mode (the module already takes medians over many runs itself, and one full pass of it
+takes about a minute). Every number in its JSON becomes a figure: `{"python":
+{"overhead_median_ms": 1.2}}` reads as case python, metric overhead_median_ms.
 """
 
 from __future__ import annotations
