@@ -12,7 +12,7 @@ terse; the readable version of each piece is the python runtime's `scriptapi.py`
 """
 
 PRELUDE = r"""
-import host,json,sys,io,gc
+import host,json,gc
 H=host.call
 D=json.dumps
 def C(o,*a):
@@ -27,18 +27,11 @@ class K:
  def set(s,k,v):C('kv_set',k,v)
  def delete(s,k):C('kv_delete',k)
  def keys(s,p=''):return C('kv_keys',p)
-class R:pass
 class X:
  def emit(s,t,p=None):C('emit',t,p)
  def log(s,*v):C('log',' '.join(x if isinstance(x,str)else repr(x)for x in v))
 def P(*v,sep=' ',end='\n'):H('__print',D([sep.join(str(x)for x in v)+end]))
-def E(k,e):
- b=io.StringIO()
- sys.print_exception(e,b)
- n=None
- for t in b.getvalue().split('\n'):
-  if'"<script>", line 'in t:n=int(t.split('"<script>", line ')[1].split(',')[0])
- C(k,b.getvalue().strip().split('\n')[-1],n)
+def E(k,e):exec(C('__report'),{'C':C,'k':k,'e':e})
 def M():
  try:c=compile(C('__source'),'<script>','exec')
  except BaseException as e:return E('__rejected',e)
@@ -47,11 +40,11 @@ def M():
  try:
   exec(c,g)
   f=g.get('main')
-  if not callable(f):return C('__rejected','the script must define a top-level function main(ctx)',None)
-  if m['mode']=='validate':return C('__result',None)
-  d=m['context'];x=X();x.kv=K();x.rule=R()
-  x.rule.id=d['rule'].get('id');x.rule.name=d['rule'].get('name')
-  x.scheduled_at=d['scheduled_at'];x.attempt=d['attempt'];x.params=d['params'];x.occurrence_id=d['occurrence_id']
+  if not callable(f):return C('__nomain')
+  if m['mode']=='validate':return C('__result')
+  x=X();x.kv=K();x.rule=X()
+  for a,b in m['context'].items():setattr(x,a,b)
+  for a,b in m['rule'].items():setattr(x.rule,a,b)
   r=f(x)
  except MemoryError:
   g=c=None
@@ -59,7 +52,18 @@ def M():
   return H('__memory','[]')
  except BaseException as e:return E('__failed',e)
  try:t=D(r)
- except BaseException as e:return C('__failed','main() returned a %s, which is not JSON: %s'%(type(r).__name__,e),None)
+ except BaseException as e:return C('__notjson',type(r).__name__,str(e))
  H('__result_json',t)
 M()
-"""  # noqa: E501 (terse on purpose, see above)
+"""
+
+#: Compiled only when something failed: the error's last line and its line in the script.
+REPORT = r"""
+import sys,io
+b=io.StringIO()
+sys.print_exception(e,b)
+n=None
+for t in b.getvalue().split('\n'):
+ if'"<script>", line 'in t:n=int(t.split('"<script>", line ')[1].split(',')[0])
+C(k,b.getvalue().strip().split('\n')[-1],n)
+"""

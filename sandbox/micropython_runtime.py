@@ -23,7 +23,7 @@ from sandbox.errors import ScriptRejected
 from sandbox.guest import WASM_PAGE_BYTES, GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused, HostSession
 from sandbox.memory_host import MemoryHost
-from sandbox.micropython_prelude import PRELUDE
+from sandbox.micropython_prelude import PRELUDE, REPORT
 from sandbox.outcomes import Run
 from sandbox.source import decode_script
 from sandbox.wasm_engine import WasmEngine
@@ -182,7 +182,6 @@ class _MicroPythonRun(GuestRun):
         return self._prelude(name, args) if name.startswith("__") else self.host_call(name, args)
 
     def _prelude(self, name: str, args: list[Any]) -> Any:
-        run = self.run
         if name == "__print" and args and isinstance(args[0], str):
             stopped = self.write_stdout(args[0].encode("utf-8", "replace"))
             if stopped is not None:
@@ -192,20 +191,36 @@ class _MicroPythonRun(GuestRun):
             return self.source
         if self.stop is not None:
             raise self.end(*self.stop)
+        if name == "__report":
+            return REPORT
         if name == "__compiled":
             self.compiled = True
-            return {"mode": self.mode, "context": self.context}
-        elif name == "__memory":
+            rule = self.context.get("rule", {})
+            context = {k: v for k, v in self.context.items() if k != "rule"}
+            return {"mode": self.mode, "context": context, "rule": rule}
+        return self._ending(name, args)
+
+    def _ending(self, name: str, args: list[Any]) -> None:
+        """The prelude's reports of how the script ended (first report wins)."""
+        run = self.run
+        if run.status is not None:
+            return
+        if name == "__memory":
             run.status, run.error = OutcomeStatus.MEMORY, "ran out of memory"
-        elif name in ("__rejected", "__failed") and len(args) == 2 and run.status is None:
+        elif name == "__nomain":
+            run.status = OutcomeStatus.REJECTED
+            run.error = "the script must define a top-level function main(ctx)"
+        elif name == "__notjson" and len(args) == 2:
+            run.status = OutcomeStatus.ERROR
+            run.error = f"main() returned a {args[0]}, which is not JSON: {args[1]}"[:2000]
+        elif name in ("__rejected", "__failed") and len(args) == 2:
             run.status = OutcomeStatus.REJECTED if name == "__rejected" else OutcomeStatus.ERROR
             run.error, run.error_line = (
                 str(args[0])[:2000],
                 args[1] if isinstance(args[1], int) else None,
             )
-        elif name == "__result" and run.status is None:
+        elif name == "__result":
             run.status = OutcomeStatus.OK
-        return None
 
     def _result(self, payload: bytes) -> None:
         run, limit = self.run, self.limits.result_bytes

@@ -77,4 +77,4 @@ async def test_limits_end_runs_with_their_status(run, script: str, status: Outco
     limits = Limits(timeout_s=0.5, memory_bytes=32 * 1024 * 1024, output_bytes=4096, host_calls=20)
     outcome = await run("micropython", script, limits)
     assert outcome.status is status, (outcome.error, outcome.stderr)
-    assert outcome.duration_s < 0.5 + 0.3
+    assert outcome.duration_s < 0.5 + 1.5  # generous: 2 shared cores

@@ -61,7 +61,7 @@ async def test_micropython_attack_ends_with_exact_status(
 ) -> None:
     outcome = await run("micropython", script, LIMITS)
     assert outcome.status is status, (outcome.status, outcome.error, outcome.stderr)
-    assert outcome.duration_s < LIMITS.timeout_s + 0.5
+    assert outcome.duration_s < LIMITS.timeout_s + 1.5  # generous: 2 shared cores
 
 
 async def test_environment_is_empty(run) -> None:
