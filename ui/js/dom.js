@@ -44,6 +44,17 @@ export function fill(el, ...children) {
   return el;
 }
 
+const shownData = new WeakMap();
+
+/** Fill `el` with `render(data)` unless it already shows the same data: a page that refreshes
+ *  itself does not close what the user opened or move their focus when nothing changed. */
+export function fillWhenChanged(el, data, render) {
+  const key = JSON.stringify(data);
+  if (shownData.get(el) === key) return;
+  shownData.set(el, key);
+  fill(el, render(data));
+}
+
 /** Call `fn` once `ms` have passed without another call. */
 export function debounce(fn, ms) {
   let timer = null;

@@ -51,6 +51,14 @@ export function query() {
   return new URLSearchParams(location.hash.split("?")[1] || "");
 }
 
+/** Call `fn` every `ms` until the user leaves this page. */
+export function whileHere(fn, ms) {
+  const here = location.hash;
+  const timer = setInterval(() => (location.hash === here && !document.hidden ? fn() : null), ms);
+  const stop = () => location.hash !== here && (clearInterval(timer), window.removeEventListener("hashchange", stop));
+  window.addEventListener("hashchange", stop);
+}
+
 export function start() {
   window.addEventListener("hashchange", render);
   return render();

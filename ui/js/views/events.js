@@ -2,7 +2,7 @@
 import * as api from "../api.js";
 import { fill, h, problemBox } from "../dom.js";
 import { json, when } from "../format.js";
-import { whileHere } from "./rule_page.js";
+import { whileHere } from "../router.js";
 
 const POLL_MS = 3000;
 const DELIVERY = { delivered: "good", failed: "bad", pending: "wait" };

@@ -1,9 +1,9 @@
 // One rule: what it is, how it is doing (stats), why each occurrence did or didn't run
 // (timeline), and its runs, refreshed while the page is open.
 import * as api from "../api.js";
-import { field, fill, h, problemBox, toast } from "../dom.js";
+import { field, fill, fillWhenChanged, h, problemBox, toast } from "../dom.js";
 import { relative, tone, when } from "../format.js";
-import { navigate } from "../router.js";
+import { navigate, whileHere } from "../router.js";
 import { bucket, runsChart } from "../chart.js";
 import { outcomeBadge } from "./rules_list.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
@@ -13,14 +13,6 @@ const REFRESH_MS = 2000;
 const HOUR_MS = 3600_000;
 /** Timeline windows: [hours back, hours ahead, label]. */
 const WINDOWS = { day: [24, 24, "the last and next 24 hours"], week: [24 * 7, 24, "the last 7 days and next 24 hours"], month: [24 * 30, 24 * 7, "the last 30 days and next 7 days"] };
-
-/** Call `fn` every `ms` until the user leaves this page. */
-export function whileHere(fn, ms) {
-  const here = location.hash;
-  const timer = setInterval(() => (location.hash === here && !document.hidden ? fn() : null), ms);
-  const stop = () => location.hash !== here && (clearInterval(timer), window.removeEventListener("hashchange", stop));
-  window.addEventListener("hashchange", stop);
-}
 
 export async function rulePage(main, ruleId) {
   const path = `/v1/rules/${encodeURIComponent(ruleId)}`;
@@ -101,15 +93,10 @@ export async function rulePage(main, ruleId) {
   whileHere(refresh, REFRESH_MS);
 }
 
-const shown = new WeakMap();
-
-/** Render a settled request into `section`, only when its data changed (open details stay open). */
+/** Render a settled request into `section` when its data changed. */
 function show(section, result, render) {
-  const data = result.status === "fulfilled" ? result.value : { problem: result.reason.problem || String(result.reason) };
-  const key = JSON.stringify(data);
-  if (shown.get(section) === key) return;
-  shown.set(section, key);
-  fill(section, result.status === "fulfilled" ? render(data) : problemBox(result.reason));
+  if (result.status === "fulfilled") fillWhenChanged(section, result.value, render);
+  else fillWhenChanged(section, { problem: result.reason.problem || String(result.reason) }, () => problemBox(result.reason));
 }
 
 const FATE_TEXT = { not_yet_due: "not yet due", pending: "due", quota: "over quota" };

@@ -1,16 +1,18 @@
 // Every run of the tenant: the last day as a chart, then the runs (failed ones first to find),
 // and the queue of actions with cancel and retry.
 import * as api from "../api.js";
-import { field, fill, h, problemBox } from "../dom.js";
+import { field, fill, fillWhenChanged, h, problemBox } from "../dom.js";
 import { when, tone } from "../format.js";
 import { bucket, runsChart } from "../chart.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
-import { whileHere } from "./rule_page.js";
+import { whileHere } from "../router.js";
 
 const OUTCOMES = ["", "ok", "error", "timeout", "memory", "output_limit", "killed", "crashed", "rejected"];
 const STATUSES = ["pending", "running", "failed", "succeeded", "skipped", "expired", "cancelled"];
 const DAY_MS = 86_400_000;
 const CHART_PAGES = 5;
+const PAGE_SIZE = 50;
+const REFRESH_MS = 5000;
 
 async function lastDay() {
   const since = new Date(Date.now() - DAY_MS).toISOString();
@@ -32,18 +34,24 @@ export async function runsView(main) {
   const runs = h("div");
   const actions = h("div");
   let cursor = null;
+  let loaded = [];
   const names = ruleNames();
 
+  /** The newest runs (again, when polled), or with `more` the next older page added below. */
   async function loadRuns(more = false) {
+    if (!more && loaded.length > PAGE_SIZE) return; // the user is reading older pages: keep them
     try {
       const [page, name] = await Promise.all([
-        api.get("/v1/runs", { status: outcome.value, limit: 50, cursor: more ? cursor : null }).then(withDetails),
+        api.get("/v1/runs", { status: outcome.value, limit: PAGE_SIZE, cursor: more ? cursor : null }).then(withDetails),
         names,
       ]);
       cursor = page.next_cursor;
-      const table = runsTable(api.items(page).map((r) => ({ ...r, rule_name: name.get(r.rule_id) })), reload, { showRule: true });
-      const next = cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadRuns(true) }, "Older runs") : null;
-      fill(runs, table, next);
+      const items = api.items(page).map((r) => ({ ...r, rule_name: name.get(r.rule_id) }));
+      loaded = more ? [...loaded, ...items] : items;
+      fillWhenChanged(runs, { loaded, more: Boolean(cursor) }, () => [
+        runsTable(loaded, reload, { showRule: true }),
+        cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadRuns(true) }, "Older runs") : null,
+      ]);
     } catch (error) {
       fill(runs, problemBox(error));
     }
@@ -60,7 +68,7 @@ export async function runsView(main) {
 
   async function loadChart() {
     try {
-      fill(chart, runsChart(bucket(await lastDay())));
+      fillWhenChanged(chart, bucket(await lastDay()), runsChart);
     } catch (error) {
       fill(chart, problemBox(error));
     }
@@ -72,14 +80,14 @@ export async function runsView(main) {
     loadActions();
   }
 
-  outcome.addEventListener("change", () => loadRuns());
+  outcome.addEventListener("change", () => ((loaded = []), loadRuns()));
   status.addEventListener("change", loadActions);
   fill(main, h("h1", {}, "Runs"),
     h("section", { class: "card" }, h("h2", {}, "Runs per hour, last 24 hours"), chart),
     h("section", { class: "card" }, h("h2", {}, "Runs"), h("div", { class: "filters" }, field("Outcome", outcome)), runs),
     h("section", { class: "card" }, h("h2", {}, "Actions"), h("div", { class: "filters" }, field("Action status", status)), actions));
   reload();
-  whileHere(loadChart, 10_000);
+  whileHere(() => (loadChart(), loadRuns()), REFRESH_MS);
 }
 
 /** Rule id -> name, for tables that only carry ids (loaded once per page view). */
