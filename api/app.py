@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import problems
 from api.bodysize import BodySizeLimit
+from api.deps import refuse_nul
 from api.metrics import RequestMetrics, RouteShape
 from api.openapi import install_openapi
 from api.ratelimit import RateLimiter
@@ -45,7 +46,13 @@ def create_app(
     settings: Settings, db: AsyncEngine, engine_service: EngineService | None = None
 ) -> FastAPI:
     """An app serving `db` (and `engine_service`'s rules); the caller owns both lifetimes."""
-    app = FastAPI(title="Cadenza", version="0.1.0", docs_url="/docs", openapi_url="/openapi.json")
+    app = FastAPI(
+        title="Cadenza",
+        version="0.1.0",
+        docs_url="/docs",
+        openapi_url="/openapi.json",
+        dependencies=[Depends(refuse_nul)],
+    )
     app.state.settings = settings
     app.state.db = db
     app.state.engine = engine_service

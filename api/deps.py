@@ -15,7 +15,7 @@ from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api.errors import EngineUnavailable, Forbidden, Unauthorized
+from api.errors import BadParameter, EngineUnavailable, Forbidden, Unauthorized
 from api.ratelimit import RateLimiter
 from api.settings import Settings
 from engine.service import EngineService
@@ -53,6 +53,15 @@ def _engine(request: Request) -> EngineService:
 DbDep = Annotated[AsyncEngine, Depends(_db)]
 SettingsDep = Annotated[Settings, Depends(_settings)]
 EngineDep = Annotated[EngineService, Depends(_engine)]
+
+
+async def refuse_nul(request: Request) -> None:
+    """No path segment or query parameter may hold NUL (PostgreSQL text cannot store it)."""
+    if "\x00" in request.scope["path"]:
+        raise BadParameter("the path contains a NUL character", field="path")
+    for name, value in request.query_params.multi_items():
+        if "\x00" in value or "\x00" in name:
+            raise BadParameter(f"query parameter {name!r} contains a NUL character", field=name)
 
 
 @dataclass(frozen=True)

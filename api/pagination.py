@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Callable
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, Field
 from api.errors import BadCursor
 
 T = TypeVar("T")
+_BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 200
@@ -45,10 +47,28 @@ def page_params(
         Query(max_length=MAX_CURSOR_CHARS, description="`next_cursor` of the previous page."),
     ] = None,
 ) -> PageParams:
-    return PageParams(limit=limit, cursor=cursor or None)
+    return PageParams(limit=limit, cursor=checked_cursor(cursor or None))
 
 
 PageDep = Annotated[PageParams, Depends(page_params)]
+
+
+def checked_cursor(cursor: str | None) -> str | None:
+    """`cursor` if it is what every list of ours hands out: base64url of printable UTF-8 text.
+
+    Checked before any list sees it, so forged bytes (NUL, binary) never reach a query.
+    """
+    if cursor is None:
+        return None
+    if not _BASE64URL.fullmatch(cursor):
+        raise BadCursor()
+    try:
+        text = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError) as exc:
+        raise BadCursor() from exc
+    if not text or not text.isprintable():
+        raise BadCursor()
+    return cursor
 
 
 def encode_cursor(position: Any) -> str:
@@ -65,7 +85,7 @@ def decode_cursor(cursor: str | None, kind: type = str) -> Any:
         position = json.loads(raw)["after"]
     except (binascii.Error, ValueError, KeyError, TypeError) as exc:
         raise BadCursor() from exc
-    if type(position) is not kind:
+    if type(position) is not kind or (isinstance(position, str) and "\x00" in position):
         raise BadCursor()
     return position
 

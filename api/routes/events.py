@@ -7,7 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.deps import DbDep, ViewerDep
-from api.pagination import DEFAULT_LIMIT, MAX_CURSOR_CHARS, MAX_LIMIT, decode_cursor, encode_cursor
+from api.pagination import (
+    DEFAULT_LIMIT,
+    MAX_CURSOR_CHARS,
+    MAX_LIMIT,
+    checked_cursor,
+    decode_cursor,
+    encode_cursor,
+)
 from api.schemas.events import EventFeed
 from engine.store.outbox import list_events
 
@@ -25,7 +32,7 @@ async def read_events(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
 ) -> dict[str, Any]:
     """Events in the order they were emitted; poll with `after=next_cursor` to get only new ones."""
-    after_id = decode_cursor(after or None, int)
+    after_id = decode_cursor(checked_cursor(after or None), int)
     async with db.connect() as conn:
         rows = await list_events(conn, caller.tenant_id, after_id, limit)
     last_id = rows[-1]["id"] if rows else after_id

@@ -4,18 +4,39 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any, ClassVar
 
-from pydantic import AfterValidator, AwareDatetime, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
 
 from engine.recurrence.errors import InvalidSchedule
 from engine.recurrence.zones import load_zone
 
 
 class Input(BaseModel):
-    """A request body: unknown fields are refused, so a typo never silently does nothing."""
+    """A request body: unknown fields are refused, so a typo never silently does nothing.
+
+    Text fields may not contain NUL: PostgreSQL cannot store it in text, and nobody means it.
+    Fields named in `nul_allowed` (JSON documents stored as JSON) are exempt.
+    """
 
     model_config = ConfigDict(extra="forbid")
+    nul_allowed: ClassVar[frozenset[str]] = frozenset()
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_nul(cls, value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, str) and "\x00" in value and info.field_name not in cls.nul_allowed:
+            raise ValueError(f"contains a NUL character at position {value.index(chr(0))}")
+        return value
 
 
 class Public(BaseModel):

@@ -12,6 +12,7 @@ from tenants.kv import MAX_KEY_CHARS
 
 
 class ItemPut(Input):
+    nul_allowed = frozenset({"value"})
     value: Any = Field(description="Any JSON value, at most 64 KiB once encoded.")
 
     model_config = {"json_schema_extra": {"examples": [{"value": {"count": 3}}]}}
