@@ -53,6 +53,8 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
     description = schedule.describe()
     warnings = list(source.warnings())
     warnings += [_gap_warning(o) for o in found if _is_shifted(o)]
+    if found:
+        warnings += _skipped_warnings(source, after, found[-1].wall)
     ends_by = source.ends_by
     if ends_by is EndsBy.CAP and source.ends is not None:
         warnings.append(w.WARN_CAP.format(day=source.ends.date()))
@@ -99,3 +101,19 @@ def _note(occurrence: Occurrence) -> str | None:
 def _gap_warning(occurrence: Occurrence) -> str:
     wall, at = occurrence.wall, occurrence.at
     return w.NOTE_GAP_SKIPPED.format(wall=f"{wall:%H:%M}", day=wall.date(), at=f"{at:%H:%M}")
+
+
+def _skipped_warnings(source: object, after: datetime, last_wall: datetime) -> list[str]:
+    """Wall times the listed range skips because they fall in a DST gap (dst_gap=skip, or a
+    cron wildcard job): nothing is listed for them, so say so."""
+    walls_from = getattr(source, "walls_from", None)
+    mapping = getattr(source, "mapping", None)
+    if walls_from is None or mapping is None:
+        return []
+    skipped = []
+    for wall in islice(walls_from(mapping.wall_floor(after)), MAX_PREVIEW):
+        if wall > last_wall:
+            break
+        if not mapping.instants(wall):
+            skipped.append(w.NOTE_SKIPPED.format(wall=f"{wall:%H:%M}", day=wall.date()))
+    return skipped

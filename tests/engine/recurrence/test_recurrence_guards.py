@@ -278,3 +278,11 @@ def test_english_that_is_not_understood_suggests_rrule() -> None:
     with pytest.raises(InvalidSchedule, match=r"not understood.*FREQ=WEEKLY") as caught:
         parse_schedule("every weekday at 9am except holidays", "UTC", anchor=_ANCHOR)
     assert caught.value.position == len("every weekday at 9am ")
+
+
+def test_skipped_gap_time_is_named_in_preview() -> None:
+    schedule = parse_schedule(
+        "FREQ=DAILY;BYHOUR=2;BYMINUTE=30", "Europe/Berlin", anchor=_ANCHOR, dst_gap=DstGap.SKIP
+    )
+    result = preview(schedule, datetime(2026, 3, 28, tzinfo=UTC), 3)
+    assert "02:30 does not exist on 2026-03-29; skipped (DST gap)" in result.warnings
