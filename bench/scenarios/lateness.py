@@ -39,7 +39,7 @@ def load_duration_s(
 
 async def run(ctx: Context) -> ScenarioResult:
     rates = ctx.pick((20,), (10, 100, 200, 1000))
-    duration_s = ctx.pick(2.0, 10.0)
+    duration_s = ctx.pick(2.0, 5.0)
     budget_s = 6.0
     runtime = "python"
     recorder = Recorder()

@@ -1,9 +1,8 @@
 """sandbox: per-run overhead of each runtime (trivial script, warm cache); runs/s, both cores busy.
 
 Wraps the sandbox engineer's `python -m bench.sandbox --json` (passing `--quick` in quick mode
-when it offers one). It runs once per repeat in its own process: once in quick mode, twice in
-full mode (the module already takes medians over many runs itself, and one full pass of it
-takes about a minute). Every number in its JSON becomes a figure: `{"python":
+when it offers one). It runs once, in its own process: the module takes its medians and p99s over
+many runs itself, and one full pass of it takes about a minute. Every number in its JSON becomes a figure: `{"python":
 {"overhead_median_ms": 1.2}}` reads as case python, metric overhead_median_ms.
 """
 
@@ -49,17 +48,16 @@ async def run(ctx: Context) -> ScenarioResult:
         return ScenarioResult("sandbox", Status.SKIPPED, notes=["bench/sandbox.py is missing"])
     _code, usage, _err = await run_module("bench.sandbox", "--help")
     args = ["--json", *(["--quick"] if ctx.pick(True, False) and "--quick" in usage else [])]
+    ctx.log(f"  python -m bench.sandbox {' '.join(args)}")
+    code, out, err = await run_module("bench.sandbox", *args)
+    try:
+        data = json.loads(out)
+    except ValueError:
+        note = f"python -m bench.sandbox {' '.join(args)} gave no JSON (exit {code}): "
+        return ScenarioResult("sandbox", Status.FAILED, notes=[note + (err or out)[-400:]])
     recorder = Recorder()
-    for repeat in range(ctx.pick(1, 2)):
-        ctx.log(f"  sandbox repeat {repeat + 1}: python -m bench.sandbox {' '.join(args)}")
-        code, out, err = await run_module("bench.sandbox", *args)
-        try:
-            data = json.loads(out)
-        except ValueError:
-            note = f"python -m bench.sandbox {' '.join(args)} gave no JSON (exit {code}): "
-            return ScenarioResult("sandbox", Status.FAILED, notes=[note + (err or out)[-400:]])
-        for case, metric, value in flatten(data):
-            recorder.add(case, "cadenza", metric, unit_of(metric), value)
+    for case, metric, value in flatten(data):
+        recorder.add(case, "cadenza", metric, unit_of(metric), value)
     return ScenarioResult(
         "sandbox",
         Status.OK,
