@@ -1,9 +1,10 @@
 """sandbox: per-run overhead of each runtime (trivial script, warm cache); runs/s, both cores busy.
 
 Wraps the sandbox engineer's `python -m bench.sandbox --json` (passing `--quick` in quick mode
-when it offers one). It runs once, in its own process: the module takes its medians and p99s over
-many runs itself, and one full pass of it takes about a minute. Every number in its JSON becomes a figure: `{"python":
-{"overhead_median_ms": 1.2}}` reads as case python, metric overhead_median_ms.
+when it offers one). It runs once, in its own process: the module takes its medians and p99s
+over many runs itself, and one full pass of it takes about a minute. Every number in its JSON
+becomes a figure: `{"python": {"overhead_median_ms": 1.2}}` reads as case python, metric
+overhead_median_ms.
 """
 
 from __future__ import annotations
