@@ -33,7 +33,8 @@ def _ratios_table(result: ScenarioResult) -> list[str]:
         return []
     lines = [
         "",
-        "Ratios Cadenza / peer, pair by pair (repeat i of one with repeat i of the other):",
+        "Ratios Cadenza / peer, pair by pair (repeat i of one with repeat i of the other); "
+        "above 1 is better for Cadenza in throughput, below 1 is better in lateness:",
         "",
         "| case | metric | ours | peer | median ratio | pairs |",
         "|---|---|---|---|---:|---|",
