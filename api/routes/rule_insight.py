@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query
 from api.deps import EngineDep, ViewerDep
 from api.errors import BadParameter
 from api.routes.rules import RuleId
+from api.schemas.common import Instant
 from api.schemas.rules import RuleUpdate
 from api.schemas.timeline import ChangePreview, RuleStats, Timeline
 
@@ -20,19 +21,19 @@ MAX_WINDOW = timedelta(days=366)
 DEFAULT_WINDOW = timedelta(days=7)
 
 From = Annotated[
-    datetime | None, Query(alias="from", description="Window start (default: `to` - 7 days).")
+    Instant | None, Query(alias="from", description="Window start (default: `to` - 7 days).")
 ]
-To = Annotated[datetime | None, Query(alias="to", description="Window end (default: now + 1 day).")]
+To = Annotated[Instant | None, Query(alias="to", description="Window end (default: now + 1 day).")]
 
 
 def window(start: datetime | None, end: datetime | None) -> tuple[datetime, datetime]:
-    """The [start, end) asked for, defaulted, aware and at most MAX_WINDOW long."""
-    for name, value in (("from", start), ("to", end)):
-        if value is not None and value.tzinfo is None:
-            raise BadParameter(f"{name} has no offset: add one, e.g. Z or +01:00", field=name)
-    end = end or datetime.now(UTC) + timedelta(days=1)
-    start = start or end - DEFAULT_WINDOW
-    if not start < end <= start + MAX_WINDOW:
+    """The [start, end) asked for, defaulted, and at most MAX_WINDOW long."""
+    try:
+        end = end or datetime.now(UTC) + timedelta(days=1)
+        start = start or end - DEFAULT_WINDOW
+    except OverflowError as exc:
+        raise BadParameter("to is too close to year 1 for a default window", field="to") from exc
+    if not timedelta(0) < end - start <= MAX_WINDOW:
         raise BadParameter(
             f"from must be before to, at most {MAX_WINDOW.days} days apart", field="from"
         )

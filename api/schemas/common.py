@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, ClassVar
 
 from pydantic import (
@@ -24,8 +24,9 @@ from engine.recurrence.zones import load_zone
 class Input(BaseModel):
     """A request body: unknown fields are refused, so a typo never silently does nothing.
 
-    Text fields may not contain NUL: PostgreSQL cannot store it in text, and nobody means it.
-    Fields named in `nul_allowed` (JSON documents stored as JSON) are exempt.
+    Text must be storable: no unpaired surrogates anywhere (they cannot be encoded as UTF-8),
+    and no NUL in text fields (PostgreSQL cannot store it in text). Fields named in
+    `nul_allowed` (JSON documents stored as JSON) may hold NUL.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -33,10 +34,30 @@ class Input(BaseModel):
 
     @field_validator("*", mode="after")
     @classmethod
-    def _no_nul(cls, value: Any, info: ValidationInfo) -> Any:
+    def _storable_text(cls, value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, str) and "\x00" in value and info.field_name not in cls.nul_allowed:
             raise ValueError(f"contains a NUL character at position {value.index(chr(0))}")
+        if (bad := _unencodable(value)) is not None:
+            raise ValueError(f"text {bad[:20]!r} holds an unpaired surrogate: send valid Unicode")
         return value
+
+
+def _unencodable(value: Any) -> str | None:
+    """The first string inside `value` that is not valid Unicode (walked without recursion)."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return item
+        elif isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return None
 
 
 class Public(BaseModel):
@@ -64,6 +85,15 @@ TimeZone = Annotated[
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
+def _representable(value: datetime) -> datetime:
+    """Refuse instants that exist only in their own offset (year 1 or 9999 at the edges)."""
+    try:
+        value.astimezone(UTC)
+    except OverflowError as exc:
+        raise ValueError("is out of range once converted to UTC: use years 2..9998") from exc
+    return value
+
+
 def _instant_text(value: object) -> object:
     """Refuse numbers (and numeric text): pydantic would read them as Unix seconds."""
     if isinstance(value, datetime) or (isinstance(value, str) and _DATE.match(value)):
@@ -74,6 +104,7 @@ def _instant_text(value: object) -> object:
 Instant = Annotated[
     AwareDatetime,
     BeforeValidator(_instant_text),
+    AfterValidator(_representable),
     Field(description="ISO 8601 with an offset, e.g. 2026-01-01T09:00:00+01:00"),
 ]
 """An instant in time: an offset is required, so no timestamp is ambiguous."""
