@@ -9,7 +9,7 @@ import time
 
 import psutil
 import pytest
-from sandbox_fixtures import body
+from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus
 

@@ -4,7 +4,7 @@ the wall clock, and bombs end with their own status."""
 from __future__ import annotations
 
 import pytest
-from sandbox_fixtures import body
+from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus
 

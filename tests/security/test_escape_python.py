@@ -6,7 +6,7 @@ refused it while running. Nothing here may come back `ok` with something it shou
 from __future__ import annotations
 
 import pytest
-from sandbox_fixtures import body
+from support.sandbox_fixtures import body
 
 from sandbox import OutcomeStatus
 from sandbox.memory_host import MemoryHost
