@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, Request
@@ -19,6 +20,7 @@ from api.errors import BadParameter, EngineUnavailable, Forbidden, Unauthorized
 from api.ratelimit import RateLimiter
 from api.settings import Settings
 from engine.service import EngineService
+from tenants.key_usage import is_stale, mark_used
 from tenants.keys import ROLE_RANK, ApiKey, Role, authenticate
 from tenants.registry import Tenant, TenantStatus, get_tenant
 
@@ -90,6 +92,10 @@ async def current_caller(
         tenant = await get_tenant(conn, key.tenant_id)
     limiter: RateLimiter = request.app.state.rate_limiter
     limiter.hit(tenant.id, int(tenant.quotas["requests_per_minute"]))
+    now = datetime.now(UTC)
+    if is_stale(key.last_used_at, now):
+        async with db.begin() as conn:
+            await mark_used(conn, key.id, now)
     return Caller(key=key, tenant=tenant)
 
 

@@ -23,6 +23,8 @@ def test_key_created_once_listed_by_prefix_and_revoked(new_tenant, http, problem
     assert secret.startswith(issued["prefix"])
     listed = t.admin.get("/v1/keys").json()["items"]
     assert issued["id"] in [k["id"] for k in listed]
+    admin_key = next(k for k in listed if k["role"] == "admin")
+    assert admin_key["last_used_at"] is not None  # it was just used to list the keys
     assert all("secret" not in k for k in listed)
     auth = {"Authorization": f"Bearer {secret}"}
     assert http.get("/v1/tenant", headers=auth).status_code == 200
