@@ -8,6 +8,7 @@ runtime would need longer than the mode's time box to drain it (the notes say so
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from bench.compare import Case, side_by_side
@@ -28,6 +29,8 @@ def _record(
 
 def sized(capacity_per_s: float, target: int, drain_budget_s: float) -> int:
     """`target`, or fewer (a multiple of 100, at least 100) if it would outlast the budget."""
+    if math.isinf(capacity_per_s):
+        return target
     affordable = int(capacity_per_s * drain_budget_s) // 100 * 100
     return max(100, min(target, affordable))
 

@@ -117,6 +117,7 @@ def test_sandbox_json_numbers_become_figures_with_units() -> None:
         (5000.0, 10_000),  # fast enough: the target as asked
         (450.0, 2700),  # 450/s x 6 s, rounded down to hundreds
         (3.0, 100),  # never below 100 actions
+        (math.inf, 10_000),  # not calibrated (quick mode): the target
     ],
 )
 def test_burst_size_follows_calibrated_capacity(capacity_per_s: float, expected: int) -> None:
