@@ -46,7 +46,7 @@ def _manual_row(
 
 async def trigger(deps: Deps, tenant_id: str, rule_id: str) -> int:
     now = deps.clock.now()
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         rule = await load(conn, tenant_id, rule_id)
         key = f"trigger:{secrets.token_hex(8)}"
         action_id = await action_store.insert_action(conn, _manual_row(rule, now, now, key))
@@ -63,7 +63,7 @@ async def backfill(
     now = deps.clock.now()
     if end > now:
         raise InvalidRule("end", "must not be in the future", hint="backfill covers the past only")
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         rule = await load(conn, tenant_id, rule_id)
         schedule = rule_schedule(rule, deps.config.horizon_years)
         found = schedule.between(start, end)[: MAX_BACKFILL + 1]
@@ -115,7 +115,7 @@ async def submit(
             "max_attempts": _DEFAULTS.max_attempts,
         }
     key = key or f"oneoff:{secrets.token_hex(8)}"
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         existing = await action_store.find_by_key(conn, tenant_id, key)
         if existing is not None:
             if existing["status"] == "pending":
@@ -156,7 +156,7 @@ async def _insert_one_off(
 async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     """Cancel a pending action; a rule's own occurrence moves its chain to the next one."""
     now = deps.clock.now()
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         row = await _load(conn, tenant_id, action_id)
         if row["status"] != "pending" or not await action_store.update_pending(
             conn,
@@ -174,7 +174,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
 async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
     """Run a finished, unsuccessful action once more, now, as a new action (same occurrence)."""
     now = deps.clock.now()
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         row = await _load(conn, tenant_id, action_id)
         if row["status"] not in {"failed", "expired", "skipped", "cancelled"}:
             raise InvalidState(

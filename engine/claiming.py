@@ -81,9 +81,7 @@ async def apply(
         by_verdict[decision.verdict].append((row, decision))
     to_run = [row for row, _ in by_verdict[Verdict.RUN]]
     lease_s = config.lease_s + max((_timeout_s(r) for r in to_run), default=0)
-    won = await queue.claim(
-        conn, [r["id"] for r in to_run], config.node_name, now, now + timedelta(seconds=lease_s)
-    )
+    won = await queue.claim(conn, to_run, config.node_name, now, now + timedelta(seconds=lease_s))
     finished = await _finish(conn, by_verdict[Verdict.SKIP], "skipped", now)
     expired = await _finish(conn, by_verdict[Verdict.EXPIRE], "expired", now)
     chained = [
@@ -110,12 +108,12 @@ def _timeout_s(row: Mapping[str, Any]) -> float:
 async def _finish(
     conn: AsyncConnection, items: Sequence[tuple[RowMapping, Decision]], status: str, now: datetime
 ) -> set[int]:
-    by_reason: dict[str | None, list[int]] = defaultdict(list)
+    by_reason: dict[str | None, list[RowMapping]] = defaultdict(list)
     for row, decision in items:
-        by_reason[decision.reason].append(row["id"])
+        by_reason[decision.reason].append(row)
     done: set[int] = set()
-    for reason, ids in by_reason.items():
-        finished = await queue.finish_pending(conn, ids, status, reason, now)
+    for reason, rows in by_reason.items():
+        finished = await queue.finish_pending(conn, rows, status, reason, now)
         metrics.SKIPS.labels(reason=str(reason)).inc(len(finished))
         done |= finished
     return done

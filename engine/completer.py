@@ -6,17 +6,16 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from sqlalchemy.ext.asyncio import AsyncEngine
-
 from engine import metrics
 from engine.completion import Completion, commit_batch
+from engine.deps import Deps
 
 log = logging.getLogger("cadenza.engine")
 
 
 class Completer:
-    def __init__(self, db: AsyncEngine, batch_size: int) -> None:
-        self._db = db
+    def __init__(self, deps: Deps, batch_size: int) -> None:
+        self._deps = deps
         self._batch_size = batch_size
         self._queue: asyncio.Queue[tuple[Completion, asyncio.Future[bool]]] = asyncio.Queue()
 
@@ -35,7 +34,7 @@ class Completer:
 
     async def _commit(self, batch: list[tuple[Completion, asyncio.Future[bool]]]) -> None:
         try:
-            async with self._db.begin() as conn:
+            async with self._deps.write() as conn:
                 held = await commit_batch(conn, [c for c, _ in batch])
         except Exception as exc:  # the database failed: the claims expire and are retried
             log.exception("could not record %d runs; their leases will expire", len(batch))

@@ -102,7 +102,7 @@ async def deliver(deps: Deps, client: httpx.AsyncClient, event: Mapping[str, Any
                 attempts, config.webhook_backoff_s, config.webhook_backoff_max_s
             )
     metrics.WEBHOOKS.labels(result=status).inc()
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         await deliveries.record_attempt(conn, event["id"], status, attempts, next_at, error)
     return status
 
@@ -135,7 +135,7 @@ async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
     """Deliver every event due now (one batch); returns how many were attempted."""
     now = deps.clock.now()
     hold = now + timedelta(seconds=2 * deps.config.webhook_timeout_s)
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         due = await deliveries.claim_due(conn, now, hold, DELIVERY_BATCH)
     await asyncio.gather(*(deliver(deps, client, event) for event in due))
     return len(due)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from engine.clock import Clock
 from engine.config import EngineConfig
@@ -28,6 +30,23 @@ class Deps:
     clock: Clock
     #: Called with a tenant id after every committed change, so its loop re-reads at once.
     wake: Callable[[str], None]
+    _write_lock: asyncio.Lock | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        if self.db.dialect.name == "sqlite":
+            self._write_lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction. On SQLite, one at a time in this process: SQLite has a single
+        writer, and a connection waiting for it backs off in sleeps of up to 100 ms, which
+        would make runs late. PostgreSQL writers run concurrently."""
+        if self._write_lock is None:
+            async with self.db.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self.db.begin() as conn:
+            yield conn
 
     def schedule_limits(self, profile: TenantProfile) -> ScheduleLimits:
         return ScheduleLimits(

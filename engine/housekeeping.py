@@ -46,14 +46,14 @@ async def _every(node: Node, period_s: float, duty: Any) -> None:
 async def _renew(node: Node) -> None:
     config = node.deps.config
     until = node.deps.clock.now() + timedelta(seconds=config.lease_s)
-    async with node.deps.db.begin() as conn:
+    async with node.deps.write() as conn:
         await nodes.renew_leases(conn, config.node_name, until, node.in_flight_ids())
 
 
 async def sweep(node: Node) -> None:
     """Return runs whose node died to pending (or fail them), recording the lost attempt."""
     now = node.deps.clock.now()
-    async with node.deps.db.begin() as conn:
+    async with node.deps.write() as conn:
         returned, failed = await nodes.reclaim_expired(conn, now)
         await _record_lost(conn, [*returned, *failed], failed, now)
         metrics.QUEUE_DEPTH.set(await nodes.due_count(conn, now))

@@ -30,6 +30,11 @@ from tenants.usage import get_usage
 log = logging.getLogger("cadenza.engine")
 #: Rows the dispatcher reads per look at the queue.
 DISPATCH_ROWS = 64
+#: A tenant's loop is started this long before its next action is due, so that at the due
+#: time the loop only has to claim (it has read the action already).
+LEAD = timedelta(milliseconds=200)
+#: Idle tenants whose state (quotas, lease, usage) is kept for a quick restart of their loop.
+MAX_IDLE_STATES = 10_000
 
 
 class Node:
@@ -37,7 +42,7 @@ class Node:
         self.deps = deps
         self._env = RunEnv(deps.sandbox, deps.db, deps.clock, deps.config.node_name)
         self._slots = asyncio.Semaphore(deps.config.max_concurrency)
-        self._completer = Completer(deps.db, deps.config.batch_size)
+        self._completer = Completer(deps, deps.config.batch_size)
         self._tenants: dict[str, TenantState] = {}
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -64,7 +69,7 @@ class Node:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._services.clear()
-        async with self.deps.db.begin() as conn:
+        async with self.deps.write() as conn:
             await nodes.release(conn, self.deps.config.node_name)
         metrics.ACTIVE_TENANTS.set(0)
 
@@ -97,16 +102,21 @@ class Node:
                     DISPATCH_ROWS,
                     use_leases=config.use_tenant_leases,
                 )
-            due = [t for t, at in rows if at <= now]
+            soon = now + LEAD
+            due = [t for t, at in rows if at <= soon]
             started = [await self._activate(t) for t in dict.fromkeys(due)]
             if any(started) and len(due) == len(rows) == DISPATCH_ROWS:
                 continue
-            next_at = rows[len(due)][1] if len(rows) > len(due) else None
+            next_at = rows[len(due)][1] - LEAD if len(rows) > len(due) else None
             await self.deps.clock.sleep_until(next_at, self._wake, config.wake_cap_s)
 
     async def _activate(self, tenant_id: str) -> bool:
         """Start the tenant's loop, if this node holds (or can take) its lease."""
-        state = self._tenants.get(tenant_id) or await self._load_state(tenant_id)
+        state = self._tenants.get(tenant_id)
+        if state is not None and state.is_idle and state.is_stale(self.deps.clock.now()):
+            del self._tenants[tenant_id]
+            state = None
+        state = state or await self._load_state(tenant_id)
         if state is None or state.loop_task is not None:
             return False
         state.loop_task = self._spawn(self._run_tenant(state), f"cadenza-tenant-{tenant_id}")
@@ -115,7 +125,7 @@ class Node:
 
     async def _load_state(self, tenant_id: str) -> TenantState | None:
         config, now = self.deps.config, self.deps.clock.now()
-        async with self.deps.db.begin() as conn:
+        async with self.deps.write() as conn:
             if config.use_tenant_leases:
                 until = now + timedelta(seconds=config.lease_s)
                 if not await nodes.acquire_lease(conn, tenant_id, config.node_name, now, until):
@@ -125,7 +135,7 @@ class Node:
             except NotFound:
                 return None
             usage = await get_usage(conn, tenant_id, now.date())
-        state = TenantState(profile, now.date(), usage)
+        state = TenantState(profile, now.date(), usage, loaded_at=now)
         self._tenants[tenant_id] = state
         return state
 
@@ -142,7 +152,10 @@ class Node:
             self._wake.set()
 
     def _forget_if_idle(self, state: TenantState) -> None:
-        if state.is_idle and self._tenants.get(state.tenant_id) is state:
+        """Drop an idle tenant's state once too many are kept, or when it is stale."""
+        if not state.is_idle or self._tenants.get(state.tenant_id) is not state:
+            return
+        if len(self._tenants) > MAX_IDLE_STATES or state.is_stale(self.deps.clock.now()):
             del self._tenants[state.tenant_id]
 
     def in_flight_ids(self) -> list[int]:
@@ -170,8 +183,9 @@ class Node:
             if state.in_flight.get(claimed.action["id"]) is claimed:
                 del state.in_flight[claimed.action["id"]]
             metrics.IN_FLIGHT.dec()
-            state.deferred.discard(claimed.action["rule_id"])
-            state.wake.set()
+            if claimed.action["rule_id"] in state.deferred or state.is_waiting_for_room:
+                state.deferred.discard(claimed.action["rule_id"])
+                state.wake.set()
             if state.loop_task is None:
                 self._forget_if_idle(state)
                 self._wake.set()

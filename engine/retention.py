@@ -11,7 +11,6 @@ import logging
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.deps import Deps
 from engine.store.tables import events, runs
@@ -21,12 +20,12 @@ log = logging.getLogger("cadenza.engine")
 RETENTION_PERIOD_S = 3600.0
 
 
-async def _purge(db: AsyncEngine, table: object, condition: object, batch: int) -> int:
+async def _purge(deps: Deps, table: object, condition: object, batch: int) -> int:
     """Delete matching rows `batch` at a time; returns how many went."""
     total = 0
     while True:
         ids = select(table.c.id).where(condition).limit(batch)  # type: ignore[attr-defined]
-        async with db.begin() as conn:
+        async with deps.write() as conn:
             result = await conn.execute(delete(table).where(table.c.id.in_(ids)))  # type: ignore[attr-defined, arg-type]
         total += result.rowcount
         if result.rowcount < batch:
@@ -41,12 +40,12 @@ async def purge_history(deps: Deps, now: datetime) -> int:
     failed_cut = now - timedelta(days=config.retention_failed_days)
     batch = config.retention_batch
     removed = await _purge(
-        deps.db, runs, (runs.c.outcome == "ok") & (runs.c.finished_at < ok_cut), batch
+        deps, runs, (runs.c.outcome == "ok") & (runs.c.finished_at < ok_cut), batch
     )
-    removed += await _purge(deps.db, runs, runs.c.finished_at < failed_cut, batch)
+    removed += await _purge(deps, runs, runs.c.finished_at < failed_cut, batch)
     settled = events.c.delivery_status.in_(("none", "delivered"))
-    removed += await _purge(deps.db, events, settled & (events.c.created_at < ok_cut), batch)
-    removed += await _purge(deps.db, events, events.c.created_at < failed_cut, batch)
+    removed += await _purge(deps, events, settled & (events.c.created_at < ok_cut), batch)
+    removed += await _purge(deps, events, events.c.created_at < failed_cut, batch)
     return removed
 
 

@@ -65,7 +65,7 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
     profile = await deps.profile(tenant_id)
     rule_id = new_id("r")
     values |= {"id": rule_id, "version": 1, "created_at": now, "updated_at": now}
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
             raise QuotaExceeded(
                 "max_rules",
@@ -109,7 +109,7 @@ async def change(
     values |= {"updated_at": now}
     values.pop("tenant_id")
     values.pop("created_at")
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         if not await rule_store.update_rule(conn, tenant_id, rule_id, version, values):
             current = await load(conn, tenant_id, rule_id)
             raise StaleVersion(current["version"])
@@ -132,7 +132,7 @@ async def _plan_next(
 async def delete(deps: Deps, tenant_id: str, rule_id: str) -> None:
     """Soft-delete: history stays, pending actions are cancelled."""
     now = deps.clock.now()
-    async with deps.db.begin() as conn:
+    async with deps.write() as conn:
         row = await load(conn, tenant_id, rule_id)
         await rule_store.update_rule(
             conn, tenant_id, rule_id, row["version"], {"deleted_at": now, "updated_at": now}

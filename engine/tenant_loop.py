@@ -1,15 +1,21 @@
 """A tenant's timer loop: runs while the tenant has due (or nearly due) work, then exits.
 
-oldest = the tenant's due pending actions (priority first, then due time)
-none due: sleep until the next due time if it is near (capped), else exit
-decide → claim/skip/expire + chain next, in one transaction → start runs
+    read the tenant's due pending actions (priority first), else its next few in due order
+    none, or the next is further than the wake cap: exit (the dispatcher comes back for it)
+    sleep until exactly the first one's due time (capped; a change wakes it and it re-reads)
+    decide → claim/skip/expire + chain next, in one transaction → start the runs
+
+Actions read ahead are claimed as read (same id and version), so waking at the due time
+costs one transaction, not a read and a transaction.
 """
 
 from __future__ import annotations
 
-import logging
-from datetime import timedelta
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
+
+from sqlalchemy.engine import RowMapping
 
 from engine import claiming
 from engine.store import queue
@@ -18,35 +24,52 @@ from engine.tenant_state import TenantState
 if TYPE_CHECKING:
     from engine.node import Node
 
-log = logging.getLogger("cadenza.engine")
+#: Actions read ahead while waiting for the first of them.
+READ_AHEAD = 16
+
+
+async def _read(node: Node, state: TenantState, now: datetime, room: int) -> Sequence[RowMapping]:
+    async with node.deps.db.connect() as conn:
+        rows = await queue.fetch_due(conn, state.tenant_id, now, room, state.deferred)
+        if rows:
+            return rows
+        return await queue.fetch_upcoming(
+            conn, state.tenant_id, min(room, READ_AHEAD), state.deferred
+        )
 
 
 async def tenant_loop(node: Node, state: TenantState) -> None:
     """Drain the tenant's due work; return when nothing is due within the wake cap."""
     deps = node.deps
-    cap_s = deps.config.wake_cap_s
+    cap = timedelta(seconds=deps.config.wake_cap_s)
+    rows: Sequence[RowMapping] = ()
     while True:
-        state.wake.clear()
         room = min(deps.config.batch_size, state.claim_room)
-        if room == 0:
-            await deps.clock.sleep_until(None, state.wake, cap_s)
-            continue
         now = deps.clock.now()
-        async with deps.db.connect() as conn:
-            rows = await queue.fetch_due(conn, state.tenant_id, now, room, state.deferred)
-            next_at = (
-                None if rows else await queue.next_due_at(conn, state.tenant_id, state.deferred)
-            )
-        if not rows:
-            if not state.deferred and (next_at is None or next_at - now > timedelta(seconds=cap_s)):
-                return
-            await deps.clock.sleep_until(next_at, state.wake, cap_s)
-            continue
-        decided = claiming.decide_all(rows, state, now, deps.config)
-        async with deps.db.begin() as conn:
+        due = [r for r in rows if r["due_at"] <= now][:room]
+        if not due:
+            state.wake.clear()
+            if room == 0:
+                state.is_waiting_for_room = True
+                await deps.clock.sleep_until(None, state.wake, cap.total_seconds())
+                state.is_waiting_for_room = False
+                continue
+            state.forget_finished_deferrals()
+            rows = await _read(node, state, now, room)
+            if not rows or rows[0]["due_at"] > now:
+                first = rows[0]["due_at"] if rows else None
+                if not state.deferred and (first is None or first - now > cap):
+                    return
+                await deps.clock.sleep_until(first, state.wake, cap.total_seconds())
+                if state.wake.is_set():
+                    rows = ()  # something changed: read again
+                continue
+            due = list(rows)
+        taken = {r["id"] for r in due}
+        rows = [r for r in rows if r["id"] not in taken]
+        decided = claiming.decide_all(due, state, now, deps.config)
+        async with deps.write() as conn:
             step = await claiming.apply(conn, decided, state, now, deps.config)
         state.deferred |= step.deferred
         for claimed in step.claimed:
             node.start_run(state, claimed)
-        if not step.claimed and not step.finished:
-            await deps.clock.sleep_until(None, state.wake, cap_s)

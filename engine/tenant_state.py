@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 
 from engine.runner import Claimed
 from tenants.quotas import TenantProfile
 from tenants.usage import Usage
+
+#: How long a tenant's quotas and webhook are trusted before they are read again.
+PROFILE_TTL = timedelta(seconds=60)
 
 
 @dataclass
@@ -17,11 +20,15 @@ class TenantState:
     profile: TenantProfile
     usage_day: date
     usage: Usage
+    #: When the profile (quotas, webhook) was read; re-read after PROFILE_TTL.
+    loaded_at: datetime
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     in_flight: dict[int, Claimed] = field(default_factory=dict)
     #: Rules with an action waiting for the rule's previous run to end (overlap queue_one).
     deferred: set[str] = field(default_factory=set)
     loop_task: asyncio.Task[None] | None = None
+    #: The loop waits for a run to end before it may claim more.
+    is_waiting_for_room: bool = False
     slots: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -43,6 +50,10 @@ class TenantState:
         times = [c.claimed_at for c in self.in_flight.values() if c.action["rule_id"] == rule_id]
         return min(times, default=None)
 
+    def forget_finished_deferrals(self) -> None:
+        """A rule waits only while its run is in flight here (it may have ended meanwhile)."""
+        self.deferred = {rule_id for rule_id in self.deferred if self.busy_since(rule_id)}
+
     def is_over_quota(self) -> bool:
         q = self.profile.quotas
         return (
@@ -53,6 +64,9 @@ class TenantState:
         if day != self.usage_day:
             self.usage_day, self.usage = day, Usage(0, 0)
         self.usage = Usage(self.usage.runs + 1, self.usage.cpu_ms + cpu_ms)
+
+    def is_stale(self, now: datetime) -> bool:
+        return now - self.loaded_at > PROFILE_TTL or now.date() != self.usage_day
 
     @property
     def is_idle(self) -> bool:

@@ -50,23 +50,33 @@ async def fetch_due(
     return list((await conn.execute(query)).mappings())
 
 
-async def next_due_at(
-    conn: AsyncConnection, tenant_id: str, exclude_rule_ids: Iterable[str]
-) -> datetime | None:
-    query = _due_query(tenant_id, exclude_rule_ids).with_only_columns(actions.c.due_at)
-    query = query.order_by(actions.c.due_at).limit(1)
-    return (await conn.execute(query)).scalar()
+async def fetch_upcoming(
+    conn: AsyncConnection, tenant_id: str, limit: int, exclude_rule_ids: Iterable[str]
+) -> list[RowMapping]:
+    """The tenant's next pending actions in due order (none is due yet), with their rule."""
+    query = _due_query(tenant_id, exclude_rule_ids).order_by(actions.c.due_at, actions.c.id)
+    return list((await conn.execute(query.limit(limit))).mappings())
+
+
+def _as_read(rows: Sequence[Mapping[str, Any]]) -> Any:
+    """Rows exactly as they were read: same id and version (the optimistic lock)."""
+    return tuple_(actions.c.id, actions.c.version).in_([(r["id"], r["version"]) for r in rows])
 
 
 async def claim(
-    conn: AsyncConnection, ids: Sequence[int], node: str, now: datetime, lease_until: datetime
+    conn: AsyncConnection,
+    rows: Sequence[Mapping[str, Any]],
+    node: str,
+    now: datetime,
+    lease_until: datetime,
 ) -> dict[int, int]:
-    """Claim the still-pending, due actions among `ids`: {id: claimed version} of those won."""
-    if not ids:
+    """Claim the actions read as `rows` if they are still pending, due and unchanged since:
+    {id: claimed version} of those won (a row another node claimed first is not returned)."""
+    if not rows:
         return {}
     statement = (
         update(actions)
-        .where(actions.c.id.in_(ids), actions.c.status == "pending", actions.c.due_at <= now)
+        .where(_as_read(rows), actions.c.status == "pending", actions.c.due_at <= now)
         .values(
             status="running",
             version=actions.c.version + 1,
@@ -80,14 +90,19 @@ async def claim(
 
 
 async def finish_pending(
-    conn: AsyncConnection, ids: Sequence[int], status: str, reason: str | None, now: datetime
+    conn: AsyncConnection,
+    rows: Sequence[Mapping[str, Any]],
+    status: str,
+    reason: str | None,
+    now: datetime,
 ) -> set[int]:
-    """Finish still-pending actions without running them (skipped, expired): ids finished."""
-    if not ids:
+    """Finish actions read as `rows`, still pending and unchanged, without running them
+    (skipped, expired): the ids finished."""
+    if not rows:
         return set()
     statement = (
         update(actions)
-        .where(actions.c.id.in_(ids), actions.c.status == "pending")
+        .where(_as_read(rows), actions.c.status == "pending")
         .values(status=status, reason=reason, finished_at=now, version=actions.c.version + 1)
         .returning(actions.c.id)
     )
