@@ -55,6 +55,16 @@ export function fillWhenChanged(el, data, render) {
   fill(el, render(data));
 }
 
+/** Wrap an async loader so that only the answer to the latest call is shown: a slow answer to
+ *  an older filter never overwrites a newer one. `load(isLatest)` checks before it renders. */
+export function latestOnly(load) {
+  let sequence = 0;
+  return (...args) => {
+    const mine = ++sequence;
+    return load(() => mine === sequence, ...args);
+  };
+}
+
 /** Call `fn` once `ms` have passed without another call. */
 export function debounce(fn, ms) {
   let timer = null;

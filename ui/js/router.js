@@ -33,6 +33,8 @@ export async function render() {
     await view(main, ...match.slice(1).map(decodeURIComponent));
     const heading = main.querySelector("h1");
     document.title = heading ? `${heading.textContent} · Cadenza` : "Cadenza";
+    // After a link in the header, keyboard and screen reader users continue in the new page.
+    if (!main.contains(document.activeElement)) main.focus({ preventScroll: true });
     return;
   }
   navigate("#/rules");

@@ -1,6 +1,6 @@
 // The tenant's key-value data, the same that scripts read and write with ctx.kv.
 import * as api from "../api.js";
-import { debounce, field, fill, h, problemBox, toast } from "../dom.js";
+import { debounce, field, fill, h, latestOnly, problemBox, toast } from "../dom.js";
 import { json, when } from "../format.js";
 
 export async function dataView(main) {
@@ -11,9 +11,10 @@ export async function dataView(main) {
   const formStatus = h("div", { "aria-live": "polite" });
   let cursor = null;
 
-  async function load(more = false) {
+  const load = latestOnly(async (isLatest, more = false) => {
     try {
       const page = await api.get("/v1/kv", { prefix: prefix.value, limit: 50, cursor: more ? cursor : null });
+      if (!isLatest()) return;
       cursor = page.next_cursor;
       const table = itemsTable(api.items(page));
       if (more) list.querySelector("tbody")?.append(...table.querySelectorAll("tbody tr"));
@@ -23,7 +24,7 @@ export async function dataView(main) {
     } catch (error) {
       fill(list, problemBox(error));
     }
-  }
+  });
 
   function edit(item) {
     key.value = item.key;

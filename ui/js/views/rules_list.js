@@ -1,6 +1,6 @@
 // The tenant's rules: what each does, when it runs next, how it went last time.
 import * as api from "../api.js";
-import { debounce, field, fill, h, problemBox } from "../dom.js";
+import { debounce, field, fill, h, latestOnly, problemBox } from "../dom.js";
 import { relative, tone, when } from "../format.js";
 
 const PAGE_SIZE = 25;
@@ -16,18 +16,19 @@ export async function rulesList(main) {
   const cursors = [null];
   let page = 0;
 
-  async function load() {
+  const load = latestOnly(async (isLatest) => {
     body.setAttribute("aria-busy", "true");
     try {
       const data = await api.get("/v1/rules", { limit: PAGE_SIZE, cursor: cursors[page], search: search.value.trim(), enabled: state.value });
+      if (!isLatest()) return;
       cursors[page + 1] = data.next_cursor || null;
       fill(body, table(api.items(data)), pager(Boolean(data.next_cursor)));
     } catch (error) {
       fill(body, problemBox(error));
     } finally {
-      body.removeAttribute("aria-busy");
+      if (isLatest()) body.removeAttribute("aria-busy");
     }
-  }
+  });
 
   function restart() {
     page = 0;

@@ -1,7 +1,7 @@
 // Every run of the tenant: the last day as a chart, then the runs (failed ones first to find),
 // and the queue of actions with cancel and retry.
 import * as api from "../api.js";
-import { field, fill, fillWhenChanged, h, problemBox } from "../dom.js";
+import { field, fill, fillWhenChanged, h, latestOnly, problemBox } from "../dom.js";
 import { when, tone } from "../format.js";
 import { bucket, runsChart } from "../chart.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
@@ -35,36 +35,39 @@ export async function runsView(main) {
   const actions = h("div");
   let cursor = null;
   let loaded = [];
+  let readingOlder = false;
   const names = ruleNames();
 
   /** The newest runs (again, when polled), or with `more` the next older page added below. */
-  async function loadRuns(more = false) {
-    if (!more && loaded.length > PAGE_SIZE) return; // the user is reading older pages: keep them
+  const loadRuns = latestOnly(async (isLatest, more = false) => {
+    if (!more && readingOlder) return; // the user is reading older pages: keep them
     try {
       const [page, name] = await Promise.all([
         api.get("/v1/runs", { status: outcome.value, limit: PAGE_SIZE, cursor: more ? cursor : null }).then(withDetails),
         names,
       ]);
+      if (!isLatest()) return;
       cursor = page.next_cursor;
       const items = api.items(page).map((r) => ({ ...r, rule_name: name.get(r.rule_id) }));
       loaded = more ? [...loaded, ...items] : items;
       fillWhenChanged(runs, { loaded, more: Boolean(cursor) }, () => [
         runsTable(loaded, reload, { showRule: true }),
-        cursor ? h("button", { type: "button", class: "secondary", onclick: () => loadRuns(true) }, "Older runs") : null,
+        cursor ? h("button", { type: "button", class: "secondary", onclick: () => ((readingOlder = true), loadRuns(true)) }, "Older runs") : null,
       ]);
     } catch (error) {
       fill(runs, problemBox(error));
     }
-  }
+  });
 
-  async function loadActions() {
+  const loadActions = latestOnly(async (isLatest) => {
     try {
       const page = await api.get("/v1/actions", { status: status.value, limit: 50 });
-      fill(actions, actionsTable(api.items(page), await names, reload));
+      const name = await names;
+      if (isLatest()) fill(actions, actionsTable(api.items(page), name, reload));
     } catch (error) {
       fill(actions, problemBox(error));
     }
-  }
+  });
 
   async function loadChart() {
     try {
@@ -80,7 +83,7 @@ export async function runsView(main) {
     loadActions();
   }
 
-  outcome.addEventListener("change", () => ((loaded = []), loadRuns()));
+  outcome.addEventListener("change", () => ((readingOlder = false), loadRuns()));
   status.addEventListener("change", loadActions);
   fill(main, h("h1", {}, "Runs"),
     h("section", { class: "card" }, h("h2", {}, "Runs per hour, last 24 hours"), chart),
