@@ -13,6 +13,10 @@ from playwright.sync_api import Page, expect
 from support.processes import Server
 
 SCHEDULE = "Schedule (RRULE, cron or plain English)"
+GREETING = (
+    'def main(ctx):\n    print("hello from", ctx.rule.name)\n'
+    '    ctx.emit("standup", {"team": "core"})\n    return 7\n'
+)
 FAILING = 'def main(ctx):\n    print("about to fail")\n    raise ValueError("no recipients")\n'
 
 
@@ -65,7 +69,7 @@ def test_weekday_rule_built_saved_run_and_failure_found(
 
     replace_code(page, "def main(ctx):\n    x = = 1\n")
     expect(page.get_by_text("Line 2: SyntaxError")).to_be_visible()
-    replace_code(page, 'def main(ctx):\n    print("hello from", ctx.rule.name)\n    return 7\n')
+    replace_code(page, GREETING)
     expect(page.get_by_text("Script compiles.")).to_be_visible()
     page.get_by_role("button", name="Create rule").click()
 
@@ -116,3 +120,8 @@ def test_weekday_rule_built_saved_run_and_failure_found(
     expect(page.get_by_role("img", name="Runs per hour")).to_be_visible()
     expect(page.get_by_text(re.compile(r"^failed: [1-9]"))).to_be_visible()
     shoot(page, "runs")
+    page.get_by_role("link", name="Events").click()
+    standup = page.get_by_role("listitem").filter(has_text="standup")
+    expect(standup).to_contain_text('{"team":"core"}')
+    expect(standup.get_by_role("link", name="from its rule")).to_be_visible()
+    shoot(page, "events")

@@ -38,7 +38,7 @@ def test_kv_item_saved_in_the_ui_is_listed_edited_and_deleted(
 
 
 def test_admin_sets_the_webhook_and_creates_a_viewer_key_that_only_reads(
-    tenant_page: Page, sign_in: Callable[[str], None]
+    tenant_page: Page, sign_in: Callable[[str], None], shoot: Callable[..., None]
 ) -> None:
     page = tenant_page
     page.get_by_role("link", name="Settings").click()
@@ -55,6 +55,7 @@ def test_admin_sets_the_webhook_and_creates_a_viewer_key_that_only_reads(
     expect(page.get_by_label("API key “reporting”")).to_have_value(SECRET)
     viewer_key = page.get_by_label("API key “reporting”").input_value()
     expect(page.get_by_role("row").filter(has_text="reporting")).to_contain_text("viewer")
+    shoot(page, "settings")
     page.reload()
     expect(page.get_by_label("Webhook URL")).to_have_value("https://example.com/hooks/cadenza")
 
@@ -69,7 +70,7 @@ def test_admin_sets_the_webhook_and_creates_a_viewer_key_that_only_reads(
 
 
 def test_operator_creates_a_tenant_and_switches_into_it(
-    page: Page, server: Server, sign_in: Callable[[str], None]
+    page: Page, server: Server, sign_in: Callable[[str], None], shoot: Callable[..., None]
 ) -> None:
     sign_in("cdz_not-a-key")
     expect(page.get_by_role("alert")).to_contain_text("neither a valid API key nor the operator")
@@ -78,6 +79,8 @@ def test_operator_creates_a_tenant_and_switches_into_it(
     page.get_by_label("Tenant name").fill("globex")
     page.get_by_role("button", name="Create tenant").click()
     expect(page.get_by_label("First admin key of globex")).to_have_value(SECRET)
+    page.get_by_role("heading", name="Tenants").scroll_into_view_if_needed()
+    shoot(page, "tenants")
     page.get_by_role("button", name="Open globex").click()
     expect(page.get_by_role("heading", name="Rules", exact=True)).to_be_visible()
     expect(page.get_by_label("Tenant").locator("option:checked")).to_have_text("globex")
