@@ -1,9 +1,10 @@
 """The isolation layers of a python worker, each detected, applied and reported.
 
 `prepare_worker` runs in a freshly forked worker before it is handed out (nothing tenant-
-specific is known yet), seccomp filter included, so a run pays none of it. `limit_self` runs
-when the job arrives and sets the run's memory and CPU limits before the tenant's code is
-compiled. Order matters: privileges dropped before no-new-privs and seccomp.
+specific is known yet), seccomp filter included, so a run pays none of it. `bind_limits` runs
+when the first job arrives (memory, and the worker's CPU budget) and `limit_run_cpu` before
+every run, each before the tenant's code is compiled. Order matters: privileges dropped
+before no-new-privs and seccomp.
 """
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ def detect(has_netns: bool) -> Layers:
 
 def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int, bpf: bytes) -> int:
     """Confine a fresh worker before it has seen any tenant input: everything but the
-    run-specific limits (`limit_self`). Returns its virtual size before any tenant code, so
-    that the memory limit counts only what the tenant's code adds."""
+    run-specific limits (`bind_limits`, `limit_run_cpu`). Returns its virtual size before any
+    tenant code, so that the memory limit counts only what the tenant's code adds."""
     with open("/proc/self/statm", "rb") as statm:
         baseline_vm_bytes = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -91,11 +92,34 @@ def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int, bpf: b
     return baseline_vm_bytes
 
 
-def limit_self(baseline_vm_bytes: int, memory_bytes: int, cpu_s: float) -> None:
-    """Set this worker's run limits, soft = hard, before the tenant's code is compiled. Only
-    lowering is possible from here on (no CAP_SYS_RESOURCE after the privilege drop; seccomp
-    lets prlimit64 touch this process only)."""
+#: CPU seconds a worker may spend, over all its runs, beyond its first run's limit.
+WORKER_CPU_SPARE_S = 30
+
+
+def bind_limits(baseline_vm_bytes: int, memory_bytes: int, cpu_s: float) -> int:
+    """Set the limits that hold for a worker's whole life, at its first run and before the
+    tenant's code is compiled: address space soft = hard, and a hard CPU limit that is the
+    worker's total CPU budget. Only lowering is possible from here on (no CAP_SYS_RESOURCE
+    after the privilege drop; seccomp lets prlimit64 touch this process only). Returns the
+    CPU hard limit in seconds."""
     address_space = baseline_vm_bytes + memory_bytes
     resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
-    cpu = max(1, math.ceil(cpu_s))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    hard = math.ceil(cpu_used_s() + cpu_s) + WORKER_CPU_SPARE_S
+    resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+    return hard
+
+
+def limit_run_cpu(cpu_s: float, hard_s: int) -> float:
+    """Arm SIGXCPU for this run: RLIMIT_CPU counts the process's whole life, so the soft limit
+    is the CPU already used plus this run's limit, rounded up to the next whole second, under
+    the worker's hard budget. Returns the CPU already used (the run's starting point)."""
+    used = cpu_used_s()
+    soft = min(hard_s, max(1, math.ceil(used + cpu_s)))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard_s))
+    return used
+
+
+def cpu_used_s() -> float:
+    """CPU seconds (user + system) this process has used so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime

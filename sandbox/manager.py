@@ -18,6 +18,7 @@ from sandbox.errors import SandboxError
 from sandbox.micropython_runtime import MicroPythonRuntime
 from sandbox.pool import WorkerPool
 from sandbox.python_runtime import PythonRuntime
+from sandbox.warm import WarmPolicy
 from sandbox.wasm_engine import WasmEngine
 from sandbox.wasm_runtime import WasmRuntime
 
@@ -30,6 +31,8 @@ class SandboxConfig:
 
     #: Python workers kept forked and ready ahead of demand.
     max_workers: int = 4
+    #: When a python worker warm for one tenant is recycled.
+    warm: WarmPolicy = field(default_factory=WarmPolicy)
     #: Where compiled WebAssembly modules are kept between processes (None: memory only).
     cache_dir: Path | None = None
     #: Limits for compiling/validating a script (also bounds wasm compile time).
@@ -75,7 +78,7 @@ class Sandbox:
     async def __aenter__(self) -> Sandbox:
         wanted = set(self.config.runtimes)
         if RuntimeName.PYTHON in wanted:
-            self._pool = WorkerPool(self.config.max_workers)
+            self._pool = WorkerPool(self.config.max_workers, self.config.warm)
             await self._pool.start()
             cache = CompileCache()
             self._runtimes[RuntimeName.PYTHON] = PythonRuntime(

@@ -32,9 +32,12 @@ class Run:
         self.result: Any = None
         self.error: str | None = None
         self.error_line: int | None = None
+        #: The worker's final message (python runtime), None until it has reported.
+        self.worker_report: dict[str, Any] | None = None
 
     def report(self, message: dict[str, Any]) -> None:
         """Take a worker's final report (python runtime) as the run's ending."""
+        self.worker_report = message
         self.status = OutcomeStatus(message.get("status", "crashed"))
         self.error = message.get("error")
         self.error_line = message.get("line")

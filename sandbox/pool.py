@@ -1,7 +1,9 @@
-"""The engine's side of the zygote: a pool of pre-forked, single-use python workers.
+"""The engine's side of the zygote: pre-forked python workers, and warm ones per tenant.
 
-Each `acquire()` hands out a fresh worker (its socket and a pidfd to kill it by) and asks the
-zygote for a replacement, so forking happens ahead of demand and off the run's critical path.
+`acquire(binding)` hands out a warm worker already bound to that tenant and memory limit if
+one is idle (see `sandbox.warm`), else a fresh one (its socket and a pidfd to kill it by) and
+asks the zygote for a replacement, so forking happens ahead of demand and off the run's
+critical path. `release` parks a worker for its tenant's next run or kills it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sandbox.errors import SandboxError
+from sandbox.warm import Binding, WarmPolicy, WarmWorkers, address_space_bytes
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 
@@ -31,6 +34,14 @@ class WorkerHandle:
     pid: int
     sock: socket.socket
     pidfd: int
+    #: Whose runs it serves; None until its first run (and for compile-only workers).
+    binding: Binding | None = None
+    #: Runs served, and its CPU used and CPU budget as of its last report.
+    runs: int = 0
+    cpu_used_s: float = 0.0
+    cpu_limit_s: float = 0.0
+    #: Its address space when it was bound, before any tenant code.
+    vm_base_bytes: int = 0
 
     def is_alive(self) -> bool:
         """False once the process has exited (its pidfd turns readable)."""
@@ -49,8 +60,9 @@ class WorkerHandle:
 class WorkerPool:
     """Starts the zygote, keeps `size` workers ready, and reports how each worker ended."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, warm: WarmPolicy | None = None) -> None:
         self._size = size
+        self._warm = WarmWorkers(warm or WarmPolicy(), self.release)
         self._requested = 0
         self._ready: asyncio.Queue[WorkerHandle] = asyncio.Queue()
         self._exits: dict[int, asyncio.Future[dict[str, Any]]] = {}
@@ -83,8 +95,20 @@ class WorkerPool:
             await self.stop()
             raise SandboxError("the python zygote did not start within 30 s") from None
 
-    async def acquire(self) -> WorkerHandle:
-        """A fresh worker; the caller must `release` it. Raises SandboxError if the zygote died."""
+    async def acquire(self, binding: Binding | None = None, cpu_s: float = 0.0) -> WorkerHandle:
+        """A worker for one run of `binding` (None: a fresh, single-use one, e.g. to compile);
+        the caller must `release` it. Raises SandboxError if the zygote died."""
+        if binding is not None and not self.is_stopping:
+            handle = self._warm.take(binding, cpu_s)
+            if handle is not None:
+                return handle
+        handle = await self._fresh()
+        if binding is not None:
+            handle.binding = binding
+            handle.vm_base_bytes = address_space_bytes(handle.pid) or 0
+        return handle
+
+    async def _fresh(self) -> WorkerHandle:
         while True:
             if self._control is None:
                 raise SandboxError("the sandbox is not started; use `async with Sandbox()`")
@@ -108,11 +132,18 @@ class WorkerPool:
             return await asyncio.wait_for(asyncio.shield(future), timeout_s)
         return None
 
-    def release(self, handle: WorkerHandle) -> None:
-        """Done with a worker: make sure it is gone, and keep the pool topped up."""
+    def release(self, handle: WorkerHandle, report: dict[str, Any] | None = None) -> None:
+        """Done with a run: park the worker for its tenant's next run if its final `report`
+        allows (see `sandbox.warm`), else make sure it is gone; keep the pool topped up."""
+        if not self.is_stopping and self._warm.park(handle, report):
+            self._top_up()
+            return
         handle.kill()
         handle.close()
         self._exits.pop(handle.pid, None)
+        self._top_up()
+
+    def _top_up(self) -> None:
         if self._ready.qsize() + self._requested < self._size:
             self._request(1)
 
@@ -160,6 +191,7 @@ class WorkerPool:
     async def stop(self) -> None:
         """Stop the zygote, which kills every worker (runs in progress end as `killed`)."""
         self.is_stopping = True
+        self._warm.close()
         if self._control is not None:
             with contextlib.suppress(ValueError, RuntimeError):
                 asyncio.get_running_loop().remove_reader(self._control.fileno())

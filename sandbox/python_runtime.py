@@ -1,7 +1,8 @@
-"""The `python` runtime: RestrictedPython in a fresh, confined worker process per run.
+"""The `python` runtime: RestrictedPython in a confined worker process that serves one tenant.
 
-The engine side of one run is a short conversation with a worker from the pool: send the job,
-answer host calls, read the report. The wall clock is enforced here, from outside the
+The engine side of one run is a short conversation with a worker from the pool (warm and bound
+to this tenant and memory limit, or freshly forked; see `sandbox.warm`): send the job, answer
+host calls, read the report. The wall clock is enforced here, from outside the
 worker (SIGKILL through a pidfd), so nothing inside can outlast it; a worker that dies
 without reporting becomes an outcome (`crashed`, or `timeout` for the CPU limit), never an
 engine error.
@@ -31,6 +32,7 @@ from sandbox.hostcalls import HostCallRefused, HostLimitReached, HostSession
 from sandbox.outcomes import Run
 from sandbox.pool import WorkerHandle, WorkerPool
 from sandbox.source import MAX_SCRIPT_BYTES, decode_script, describe_seconds
+from sandbox.warm import Binding
 
 _CODE_FRAME_BYTES = 16 * 1024 * 1024
 _DONE: dict[str, Any] = {"done": True}
@@ -52,7 +54,8 @@ class PythonRuntime:
         key = content_key("python", source)
         if self._cache.get(key) is None:
             job = {"mode": "compile", "source": source}
-            outcome = await self._converse(job, key, self._compile_limits, None)
+            run = Run(RuntimeName.PYTHON, self._compile_limits)
+            outcome = await self._converse(job, key, run, None, None)
             if self._cache.get(key) is None:
                 raise ScriptRejected(f"the script could not be compiled: {outcome.error}")
         entry = self._cache.get(key)
@@ -73,19 +76,21 @@ class PythonRuntime:
             job["code"] = base64.b64encode(entry.artifact).decode()
         else:
             job["source"] = source
-        return await self._converse(job, key, limits, HostSession(host, limits), run)
+        binding = Binding(context.tenant_id, limits.memory_bytes)
+        return await self._converse(job, key, run, HostSession(host, limits), binding)
 
     async def _converse(
         self,
         job: dict[str, Any],
         key: str,
-        limits: Limits,
+        run: Run,
         session: HostSession | None,
-        run: Run | None = None,
+        binding: Binding | None,
     ) -> Outcome:
-        run = run or Run(RuntimeName.PYTHON, limits)
+        limits = run.limits
         job.setdefault("limits", vars(limits))
-        handle = await self._pool.acquire()
+        handle = await self._pool.acquire(binding, limits.effective_cpu_s)
+        cpu_before_s = handle.cpu_used_s
         run.pid = handle.pid
         run.started_s = time.monotonic()  # the clock starts with the worker, as the limit does
         frame_bytes = _CODE_FRAME_BYTES + 6 * limits.output_bytes + 2 * limits.result_bytes
@@ -104,12 +109,12 @@ class PythonRuntime:
             handle.kill()
             return run.timed_out(session)
         except (EOFError, framing.FrameError, ConnectionError):
-            return await self._died(handle, run, session)
+            return await self._died(handle, run, session, cpu_before_s)
         except HostLimitReached as exc:
             return run.ended(exc.status, str(exc), session)
         finally:
             channel.close()
-            self._pool.release(handle)
+            self._pool.release(handle, run.worker_report if session is not None else None)
 
     async def _handle(
         self, message: Any, key: str, session: HostSession | None, run: Run
@@ -130,11 +135,14 @@ class PythonRuntime:
             return _DONE
         raise framing.FrameError(f"unexpected worker message {kind!r}")
 
-    async def _died(self, handle: WorkerHandle, run: Run, session: HostSession | None) -> Outcome:
+    async def _died(
+        self, handle: WorkerHandle, run: Run, session: HostSession | None, cpu_before_s: float
+    ) -> Outcome:
         if self._pool.is_stopping:
             return run.ended(OutcomeStatus.KILLED, "stopped: the sandbox shut down", session)
         report = await self._pool.exit_report(handle, 2.0) or {}
-        run.cpu_s = report.get("cpu_s")
+        cpu_s = report.get("cpu_s")  # the worker's whole life: count only this run
+        run.cpu_s = None if cpu_s is None else max(0.0, cpu_s - cpu_before_s)
         run.peak_memory_bytes = report.get("peak_memory_bytes")
         number = report.get("signal")
         if number == signal.SIGXCPU:

@@ -1,9 +1,10 @@
 """Each OS isolation layer of a python worker, tested directly with unrestricted code.
 
 RestrictedPython is the first wall; these tests assume it has fallen. A fresh interpreter
-applies exactly the worker's confinement (`prepare_worker` + `limit_self`) and then tries
-what an escaped script would try, reporting over the one descriptor it keeps. A layer the
-platform lacks is skipped here and reported by `Sandbox.capabilities()`.
+applies exactly the worker's confinement (`prepare_worker`, then `bind_limits` and
+`limit_run_cpu` as at a first run) and then tries what an escaped script would try,
+reporting over the one descriptor it keeps. A layer the platform lacks is skipped here and
+reported by `Sandbox.capabilities()`.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ PROBE = textwrap.dedent(
     layers = isolation.detect(has_netns=False)
     base = isolation.prepare_worker(layers, report_fd, sys.argv[2], 200999, seccomp.build_filter())
     uid = os.getuid()
-    isolation.limit_self(base, 64 * 1024 * 1024, 5)
+    isolation.limit_run_cpu(5, isolation.bind_limits(base, 64 * 1024 * 1024, 5))
     results = {"layers": layers.as_dict(), "uid": uid, "env": dict(os.environ)}
 
     def attempt(name, action):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -43,16 +44,19 @@ Run = Callable[..., Awaitable[Outcome]]
 
 @pytest.fixture
 def run(sandbox: Sandbox, context: ScriptContext) -> Run:
-    """`await run("python", script, limits=..., host=...)`: one run in the shared sandbox."""
+    """`await run("python", script, limits=..., host=..., tenant_id=...)`: one run in the shared
+    sandbox, as the `context` fixture's tenant unless `tenant_id` names another."""
 
     async def run_once(
         runtime: str,
         script: str | bytes,
         limits: Limits | None = None,
         host: MemoryHost | None = None,
+        tenant_id: str | None = None,
     ) -> Outcome:
         chosen = limits or Limits()
-        return await sandbox.runtime(runtime).run(script, context, chosen, host or MemoryHost())
+        ctx = context if tenant_id is None else replace(context, tenant_id=tenant_id)
+        return await sandbox.runtime(runtime).run(script, ctx, chosen, host or MemoryHost())
 
     return run_once
 

@@ -1,0 +1,118 @@
+"""Warm python workers: a worker serves several runs of ONE tenant, then is recycled.
+
+Forking and confining a worker costs milliseconds of CPU; a warm worker answers a run in well
+under one. Isolation between tenants holds because a worker is bound to a `Binding` (tenant +
+memory limit) at its first run and only ever handed to runs with that same binding. It is
+killed, never reused, after `max_runs` runs, after `idle_s` without work, after any outcome
+but ok/error (the worker exits by itself then, too), when the next run's CPU limit no longer
+fits under the worker's CPU budget, and when earlier runs left more than an eighth of its
+memory limit behind in its address space (so a warm run always has at least 7/8 of its
+memory limit, and never more than the limit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sandbox.pool import WorkerHandle
+
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+#: Statuses after which a worker may serve its tenant's next run; anything else may have left
+#: it in a bad state (a half-run script, a MemoryError mid-allocation), so it exits.
+REUSABLE_STATUSES = frozenset({"ok", "error"})
+
+
+@dataclass(frozen=True)
+class Binding:
+    """Whose runs a worker serves: its address-space limit is fixed at its first run."""
+
+    tenant_id: str
+    memory_bytes: int
+
+
+@dataclass(frozen=True)
+class WarmPolicy:
+    """When a warm worker is recycled."""
+
+    #: Runs one worker serves before it is killed.
+    max_runs: int = 200
+    #: Seconds a worker may wait for its tenant's next run.
+    idle_s: float = 30.0
+    #: Idle warm workers kept over all tenants (the least recently used goes first).
+    max_idle: int = 16
+
+
+def address_space_bytes(pid: int) -> int | None:
+    """The process's virtual size (what RLIMIT_AS counts), read from outside; None if gone."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as statm:
+            return int(statm.read().split()[0]) * _PAGE_BYTES
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class WarmWorkers:
+    """Idle workers waiting for their tenant's next run, each with an idle timer."""
+
+    def __init__(self, policy: WarmPolicy, retire: Callable[[WorkerHandle], None]) -> None:
+        self._policy = policy
+        self._retire = retire
+        self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
+
+    def take(self, binding: Binding, cpu_s: float) -> WorkerHandle | None:
+        """The most recently parked live worker bound to `binding` whose CPU budget still
+        holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds up), or None."""
+        for pid in reversed(list(self._idle)):
+            handle, timer = self._idle[pid]
+            if handle.binding != binding:
+                continue
+            del self._idle[pid]
+            timer.cancel()
+            if handle.is_alive() and handle.cpu_used_s + cpu_s + 1 <= handle.cpu_limit_s:
+                return handle
+            self._retire(handle)
+        return None
+
+    def park(self, handle: WorkerHandle, report: dict[str, Any] | None) -> bool:
+        """Keep `handle` for its tenant's next run if it may serve one (`report` is its final
+        message for the run just ended, None if it never sent one). False: retire it."""
+        if not self._may_serve_again(handle, report):
+            return False
+        assert report is not None
+        handle.runs += 1
+        handle.cpu_used_s = float(report.get("cpu_total_s", handle.cpu_limit_s))
+        handle.cpu_limit_s = float(report.get("cpu_limit_s", 0))
+        if len(self._idle) >= self._policy.max_idle:
+            oldest, timer = self._idle.pop(next(iter(self._idle)))
+            timer.cancel()
+            self._retire(oldest)
+        timer = asyncio.get_running_loop().call_later(self._policy.idle_s, self._expire, handle)
+        self._idle[handle.pid] = (handle, timer)
+        return True
+
+    def _may_serve_again(self, handle: WorkerHandle, report: dict[str, Any] | None) -> bool:
+        if handle.binding is None or report is None:
+            return False
+        if report.get("status") not in REUSABLE_STATUSES:
+            return False
+        if handle.runs + 1 >= self._policy.max_runs:
+            return False
+        size = address_space_bytes(handle.pid)
+        growth_limit = handle.binding.memory_bytes // 8
+        return size is not None and size - handle.vm_base_bytes <= growth_limit
+
+    def _expire(self, handle: WorkerHandle) -> None:
+        if self._idle.pop(handle.pid, None) is not None:
+            self._retire(handle)
+
+    def close(self) -> None:
+        """Retire every idle worker (the sandbox is stopping)."""
+        for handle, timer in self._idle.values():
+            timer.cancel()
+            self._retire(handle)
+        self._idle.clear()
