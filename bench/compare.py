@@ -11,6 +11,7 @@ moments apart under the same machine load.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,28 @@ async def _warm(node: _Node, runtimes: Sequence[str], notes: list[str]) -> None:
             notes.append(f"{runtime}: left out, its warm-up failed: {exc}")
             continue
         node.ready[runtime] = code
+
+
+async def _started_node(
+    ctx: Context,
+    stack: contextlib.AsyncExitStack,
+    url: str,
+    database: str,
+    db: AsyncEngine,
+    tenant_ids: list[str],
+    runtimes: Sequence[str],
+    notes: list[str],
+) -> _Node:
+    """A worker with its runtimes warm; one that dies at start is started once more (noted)."""
+    for attempt in (1, 2):
+        log_path = ctx.work_dir / f"worker-{database}-{attempt}.log"
+        worker = await stack.enter_async_context(ours.running_worker(url, log_path))
+        node = _Node(db, worker, tenant_ids, {})
+        await _warm(node, runtimes, notes)
+        if node.ready or worker.exited() is None:
+            break
+        notes.append(f"{database}: the worker died during its warm-up; started it once more")
+    return node
 
 
 async def _calibrate(ctx: Context, node: _Node, database: str, notes: list[str]) -> float:
@@ -123,9 +146,8 @@ async def side_by_side(
         return [f"{database}: {ctx.databases.postgres_missing}"]
     db, tenant_ids = await ours.prepare(url, tenant_count, "bench")
     try:
-        async with ours.running_worker(url, ctx.work_dir / f"worker-{database}.log") as worker:
-            node = _Node(db, worker, tenant_ids, {})
-            await _warm(node, runtimes, notes)
+        async with contextlib.AsyncExitStack() as stack:
+            node = await _started_node(ctx, stack, url, database, db, tenant_ids, runtimes, notes)
             if not node.ready:
                 return notes
             cases = make_cases(await _calibrate(ctx, node, database, notes))
