@@ -152,6 +152,10 @@ async def handle(request: Request, exc: Exception) -> JSONResponse:
     """Answer any exception as a problem; unmapped ones are bugs and are logged as such."""
     if isinstance(exc, HTTPException) and kind_of(exc) is None:
         return _http_problem(request, exc)
+    if isinstance(exc, RequestValidationError) and _body_not_json(request, exc):
+        entry = {"field": "body", "in": "header", "message": "the body is not declared as JSON"}
+        detail = "send the body as JSON, with the header Content-Type: application/json"
+        return problem_response(PROBLEMS[RequestValidationError], detail, request, errors=[entry])
     kind = kind_of(exc)
     if kind is None:
         log.error("unmapped exception on %s %s", request.method, request.url.path, exc_info=exc)
@@ -162,6 +166,13 @@ async def handle(request: Request, exc: Exception) -> JSONResponse:
     if isinstance(exc, Unauthorized):
         response.headers["WWW-Authenticate"] = "Bearer"
     return response
+
+
+def _body_not_json(request: Request, exc: RequestValidationError) -> bool:
+    """A body sent as a form or text (curl -d without a Content-Type header, say)."""
+    declared = request.headers.get("content-type", "")
+    is_body_error = any(tuple(e.get("loc", ()))[:1] == ("body",) for e in exc.errors())
+    return bool(declared) and "json" not in declared.lower() and is_body_error
 
 
 def _http_problem(request: Request, exc: HTTPException) -> JSONResponse:

@@ -244,3 +244,12 @@ def test_forged_well_formed_cursor_is_never_a_500(new_tenant, path) -> None:
     forged = "MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3ODk"
     answer = t.viewer.get(path, params={"cursor": forged})
     assert answer.status_code in (200, 422), answer.text
+
+
+def test_body_without_json_content_type_says_so(new_tenant, problem) -> None:
+    """What `curl -d '{...}'` sends when the Content-Type header is forgotten."""
+    t = new_tenant()
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    answer = t.viewer.post("/v1/preview", content=b'{"schedule": "FREQ=DAILY"}', headers=form)
+    body = problem(answer, 422, "validation")
+    assert "Content-Type: application/json" in body["detail"]
