@@ -30,6 +30,8 @@ def test_rules_list_pages_and_a_rule_pauses_and_resumes(tenant_page: Page, serve
     page.get_by_role("button", name="Previous page").click()
     expect(page.get_by_role("row")).to_have_count(26)
 
+    page.get_by_label("Search rules").fill("rule 05")  # the list's order is the API's, not by name
+    expect(page.get_by_role("row")).to_have_count(2)
     page.get_by_role("link", name="rule 05").click()
     page.get_by_role("button", name="Pause").click()
     expect(page.locator("dl.facts")).to_contain_text("Paused")
@@ -41,6 +43,10 @@ def test_rules_list_pages_and_a_rule_pauses_and_resumes(tenant_page: Page, serve
     page.get_by_role("button", name="Resume").click()
     expect(page.get_by_role("button", name="Pause")).to_be_visible()
     expect(page.locator("dl.facts")).to_contain_text("Active")
+    timeline = page.get_by_role("region", name="Timeline")
+    due = timeline.get_by_role("listitem").filter(has_text="due").first
+    due.get_by_role("button", name="Cancel").click()
+    expect(timeline.get_by_role("listitem").filter(has_text="cancelled")).to_have_count(1)
 
 
 def test_stale_edit_is_refused_and_the_other_change_kept(tenant_page: Page, server: Server) -> None:
