@@ -17,14 +17,18 @@ _LINE = re.compile(r"^  (?P<name>.+?)\s+(?P<median>[\d.]+)\s+(?P<p99>[\d.]+)\s*$
 
 
 def parse_output(text: str) -> list[tuple[str, str, float, float]]:
-    """(section, case, median_ms, p99_ms) for every figure line under a section heading."""
+    """(section, case, median_ms, p99_ms) for every figure line under a section heading.
+
+    The section is the heading up to its first comma or parenthesis: "pathological rule
+    rejected, ms: median p99" gives "pathological rule rejected".
+    """
     rows = []
     section = ""
     for line in text.splitlines():
         if match := _LINE.match(line):
             rows.append((section, match["name"], float(match["median"]), float(match["p99"])))
         elif line.strip():
-            section = "rejection" if "pathological" in line else "preview"
+            section = line.split(",")[0].split(" (")[0].strip()
     return rows
 
 

@@ -22,7 +22,8 @@ def test_bench_quick_preview_writes_well_formed_results(tmp_path: Path) -> None:
     assert list(data["scenarios"]) == ["preview"]
     preview = data["scenarios"]["preview"]
     assert preview["status"] == "ok"
-    assert {f["system"] for f in preview["figures"]} == {"preview", "rejection"}
+    sections = {f["system"] for f in preview["figures"]}
+    assert {"preview of 10 occurrences", "pathological rule rejected"} <= sections
     for figure in preview["figures"]:
         assert figure["unit"] == "ms"
         assert sorted(figure["repeats"])[len(figure["repeats"]) // 2] == figure["median"]

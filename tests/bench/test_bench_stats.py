@@ -90,12 +90,15 @@ def test_preview_output_is_parsed_into_sections() -> None:
     text = (
         "preview of 10 occurrences (parse + preview), ms: median p99\n"
         "  weekdays 9:00 Berlin                        1.12    1.92\n"
+        "next_after on a parsed schedule (the engine's per-run call), ms: median p99\n"
+        "  weekdays 9:00 Berlin                        0.11    6.54\n"
         "pathological rule rejected, ms: median p99\n"
         "  minutely Feb 30                             9.01   11.47\n"
     )
     assert parse_output(text) == [
-        ("preview", "weekdays 9:00 Berlin", 1.12, 1.92),
-        ("rejection", "minutely Feb 30", 9.01, 11.47),
+        ("preview of 10 occurrences", "weekdays 9:00 Berlin", 1.12, 1.92),
+        ("next_after on a parsed schedule", "weekdays 9:00 Berlin", 0.11, 6.54),
+        ("pathological rule rejected", "minutely Feb 30", 9.01, 11.47),
     ]
 
 
