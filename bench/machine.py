@@ -30,15 +30,18 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def _git_commit() -> str:
+def _git(*args: str) -> str:
     done = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).parent,
-        check=False,
+        ["git", *args], capture_output=True, text=True, cwd=Path(__file__).parent, check=False
     )
-    return done.stdout.strip() or "unknown"
+    return done.stdout.strip()
+
+
+def _git_commit() -> str:
+    """HEAD, and how many tracked files differ from it (the code measured is the working tree)."""
+    commit = _git("rev-parse", "--short", "HEAD") or "unknown"
+    changed = len(_git("status", "--porcelain", "--untracked-files=no").splitlines())
+    return f"{commit} (+{changed} files changed)" if changed else commit
 
 
 def describe_machine() -> dict[str, Any]:
