@@ -94,6 +94,12 @@ def page(browser: Browser, server: Server) -> Iterator[Page]:
 
 
 @pytest.fixture
+def operator_token() -> str:
+    """The CADENZA_ADMIN_TOKEN the server was started with."""
+    return OPERATOR_TOKEN
+
+
+@pytest.fixture
 def sign_in(page: Page) -> Callable[[str], None]:
     """Sign in through the form, as a person would."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from conftest import OPERATOR_TOKEN
 from playwright.sync_api import Page, expect
 from support.processes import Server
 
@@ -70,11 +69,15 @@ def test_admin_sets_the_webhook_and_creates_a_viewer_key_that_only_reads(
 
 
 def test_operator_creates_a_tenant_and_switches_into_it(
-    page: Page, server: Server, sign_in: Callable[[str], None], shoot: Callable[..., None]
+    page: Page,
+    server: Server,
+    operator_token: str,
+    sign_in: Callable[[str], None],
+    shoot: Callable[..., None],
 ) -> None:
     sign_in("cdz_not-a-key")
     expect(page.get_by_role("alert")).to_contain_text("neither a valid API key nor the operator")
-    sign_in(OPERATOR_TOKEN)
+    sign_in(operator_token)
     expect(page.get_by_role("heading", name="Tenants")).to_be_visible()
     page.get_by_label("Tenant name").fill("globex")
     page.get_by_role("button", name="Create tenant").click()
