@@ -44,10 +44,15 @@ async def _every(node: Node, period_s: float, duty: Any) -> None:
 
 
 async def _renew(node: Node) -> None:
+    """Heartbeat, renew leases, and give up tenants beyond this node's fair share."""
     config = node.deps.config
-    until = node.deps.clock.now() + timedelta(seconds=config.lease_s)
+    now = node.deps.clock.now()
+    until = now + timedelta(seconds=config.lease_s)
     async with node.deps.write() as conn:
+        await nodes.heartbeat(conn, config.node_name, now)
         await nodes.renew_leases(conn, config.node_name, until, node.in_flight_ids())
+        if config.use_tenant_leases:
+            await node.rebalance(conn, now)
 
 
 async def sweep(node: Node) -> None:

@@ -13,8 +13,10 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Coroutine
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
 from engine.completer import Completer
@@ -71,6 +73,7 @@ class Node:
         self._services.clear()
         async with self.deps.write() as conn:
             await nodes.release(conn, self.deps.config.node_name)
+            await nodes.forget_node(conn, self.deps.config.node_name)
         metrics.ACTIVE_TENANTS.set(0)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -126,10 +129,8 @@ class Node:
     async def _load_state(self, tenant_id: str) -> TenantState | None:
         config, now = self.deps.config, self.deps.clock.now()
         async with self.deps.write() as conn:
-            if config.use_tenant_leases:
-                until = now + timedelta(seconds=config.lease_s)
-                if not await nodes.acquire_lease(conn, tenant_id, config.node_name, now, until):
-                    return None
+            if config.use_tenant_leases and not await self._take_lease(conn, tenant_id, now):
+                return None
             try:
                 profile = await load_profile(conn, tenant_id)
             except NotFound:
@@ -138,6 +139,30 @@ class Node:
         state = TenantState(profile, now.date(), usage, loaded_at=now)
         self._tenants[tenant_id] = state
         return state
+
+    async def _take_lease(self, conn: AsyncConnection, tenant_id: str, now: datetime) -> bool:
+        """Take the tenant's lease if it is free and this node holds less than its fair share."""
+        config = self.deps.config
+        alive_since = now - timedelta(seconds=config.lease_s)
+        share = await nodes.fair_share(conn, config.node_name, now, alive_since)
+        if await nodes.held_count(conn, config.node_name, now) >= share:
+            return False
+        until = now + timedelta(seconds=config.lease_s)
+        return await nodes.acquire_lease(conn, tenant_id, config.node_name, now, until)
+
+    async def rebalance(self, conn: AsyncConnection, now: datetime) -> None:
+        """Give up tenants beyond the fair share (other nodes joined): stop their loops and
+        release their leases; runs already claimed finish here as claimed."""
+        config = self.deps.config
+        alive_since = now - timedelta(seconds=config.lease_s)
+        share = await nodes.fair_share(conn, config.node_name, now, alive_since)
+        surplus = await nodes.held_count(conn, config.node_name, now) - share - 1
+        for tenant_id in list(self._tenants)[: max(surplus, 0)]:
+            state = self._tenants.pop(tenant_id)
+            if state.loop_task is not None:
+                state.loop_task.cancel()
+            await nodes.release_tenant(conn, tenant_id, config.node_name)
+            log.info("released tenant %s to another node (fair share %d)", tenant_id, share)
 
     async def _run_tenant(self, state: TenantState) -> None:
         try:

@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.store.tables import actions
+from engine.store.tables import actions, engine_nodes
 from tenants.tables import tenant_leases, tenants
 
 
@@ -137,3 +137,46 @@ async def due_count(conn: AsyncConnection, now: datetime) -> int:
         .where(actions.c.status == "pending", actions.c.due_at <= now)
     )
     return int((await conn.execute(query)).scalar_one())
+
+
+async def heartbeat(conn: AsyncConnection, node: str, now: datetime) -> None:
+    """Say this node is alive (it counts in the fair share of tenants)."""
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(engine_nodes).values(name=node, heartbeat_at=now)
+    statement = statement.on_conflict_do_update(index_elements=["name"], set_={"heartbeat_at": now})
+    await conn.execute(statement)
+
+
+async def fair_share(conn: AsyncConnection, node: str, now: datetime, since: datetime) -> int:
+    """How many tenant leases this node may hold: the leased tenants (plus one) split over the
+    nodes alive since `since`, rounded up."""
+    alive = (
+        select(func.count()).select_from(engine_nodes).where(engine_nodes.c.heartbeat_at >= since)
+    )
+    leased = (
+        select(func.count()).select_from(tenant_leases).where(tenant_leases.c.lease_until >= now)
+    )
+    nodes_alive = max(1, int((await conn.execute(alive)).scalar_one()))
+    tenants_leased = int((await conn.execute(leased)).scalar_one())
+    return -(-(tenants_leased + 1) // nodes_alive)
+
+
+async def held_count(conn: AsyncConnection, node: str, now: datetime) -> int:
+    query = (
+        select(func.count())
+        .select_from(tenant_leases)
+        .where(tenant_leases.c.node == node, tenant_leases.c.lease_until >= now)
+    )
+    return int((await conn.execute(query)).scalar_one())
+
+
+async def release_tenant(conn: AsyncConnection, tenant_id: str, node: str) -> None:
+    await conn.execute(
+        delete(tenant_leases).where(
+            tenant_leases.c.tenant_id == tenant_id, tenant_leases.c.node == node
+        )
+    )
+
+
+async def forget_node(conn: AsyncConnection, node: str) -> None:
+    await conn.execute(delete(engine_nodes).where(engine_nodes.c.name == node))

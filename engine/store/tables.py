@@ -142,3 +142,12 @@ events = Table(
 )
 Index("ix_events_tenant_id_id", events.c.tenant_id, events.c.id)
 Index("ix_events_delivery", events.c.delivery_status, events.c.next_attempt_at)
+
+# The engine nodes alive on this database: each renews its heartbeat with its leases, so
+# that nodes can split the tenants fairly (a node holding no lease is still counted).
+engine_nodes = Table(
+    "engine_nodes",
+    metadata,
+    Column("name", String(100), primary_key=True),
+    Column("heartbeat_at", UtcDateTime, nullable=False),
+)

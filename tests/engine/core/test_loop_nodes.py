@@ -22,7 +22,7 @@ from tenants.registry import create_tenant
 from tenants.tables import kv
 
 TENANTS = 4
-ACTIONS_PER_TENANT = 50
+ACTIONS_PER_TENANT = 40
 COUNTER = """
 def main(ctx):
     key = "ran:" + ctx.occurrence_id
