@@ -120,6 +120,8 @@ def test_rate_limit_answers_429_with_retry_after(new_tenant, problem) -> None:
     body = problem(limited[0], 429, "rate-limited")
     assert int(limited[0].headers["Retry-After"]) >= 1
     assert "requests per minute" in body["detail"]
+    other = new_tenant()  # the limit is per tenant: a throttled neighbour costs others nothing
+    assert other.viewer.get("/v1/tenant").status_code == 200
 
 
 def test_operations_endpoints(http: httpx.Client) -> None:
