@@ -76,7 +76,9 @@ def test_stale_edit_is_refused_and_the_other_change_kept(tenant_page: Page, serv
     api.close()
 
 
-def test_rule_in_english_folds_the_builder_until_asked(tenant_page: Page, server: Server) -> None:
+def test_rule_in_english_folds_the_builder_until_asked_then_is_deleted(
+    tenant_page: Page, server: Server
+) -> None:
     page = tenant_page
     with api_client(page, server) as api:
         body = {"name": "Plain", "schedule": "every weekday at 9am", "code": CODE}
@@ -93,3 +95,7 @@ def test_rule_in_english_folds_the_builder_until_asked(tenant_page: Page, server
     expect(page.get_by_label("Schedule (RRULE, cron or plain English)")).to_have_value(
         "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9;BYMINUTE=0"
     )
+    page.get_by_role("link", name="Cancel").click()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete").click()
+    expect(page.get_by_text("No rules here yet.")).to_be_visible()
