@@ -3,6 +3,9 @@ someone else changed meanwhile (the UI refuses to overwrite their change)."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
 import httpx
 from playwright.sync_api import Page, expect
 from support.processes import Server
@@ -99,3 +102,22 @@ def test_rule_in_english_folds_the_builder_until_asked_then_is_deleted(
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Delete").click()
     expect(page.get_by_text("No rules here yet.")).to_be_visible()
+
+
+def test_backfill_runs_the_occurrences_of_a_past_window(tenant_page: Page, server: Server) -> None:
+    page = tenant_page
+    with api_client(page, server) as api:
+        schedule = "DTSTART:20260101T080000 RRULE:FREQ=DAILY;BYHOUR=8"
+        body = {"name": "Daily 8", "schedule": schedule, "code": "def main(ctx):\n    return 1\n"}
+        created = api.post("/v1/rules", json=body)
+        assert created.status_code == 201, created.text
+    page.goto(f"{server.base_url}/ui/#/rules/{created.json()['id']}")
+    page.get_by_text("Backfill: run the occurrences of a past window").click()
+    browser_zone = page.evaluate("Intl.DateTimeFormat().resolvedOptions().timeZone")
+    today = datetime.now(ZoneInfo(browser_zone)).replace(hour=0, minute=0, tzinfo=None)
+    page.get_by_label("From (your time)").fill(f"{today - timedelta(days=3):%Y-%m-%dT%H:%M}")
+    page.get_by_label("Until (your time)").fill(f"{today:%Y-%m-%dT%H:%M}")
+    page.get_by_role("button", name="Plan the runs").click()
+    expect(page.get_by_text("3 runs planned")).to_be_visible()
+    runs = page.get_by_role("region", name="Runs")
+    expect(runs.get_by_role("row").filter(has_text="result: 1")).to_have_count(3, timeout=30_000)

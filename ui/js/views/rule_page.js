@@ -7,6 +7,7 @@ import { navigate, whileHere } from "../router.js";
 import { bucket, runsChart } from "../chart.js";
 import { outcomeBadge } from "./rules_list.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
+import { backfillForm } from "./backfill.js";
 import { statsList } from "./stats.js";
 
 const REFRESH_MS = 2000;
@@ -29,7 +30,8 @@ export async function rulePage(main, ruleId) {
   span.addEventListener("change", () => refresh());
   const timeline = h("section", { class: "card", "aria-labelledby": "timeline-title" },
     h("h2", { id: "timeline-title" }, "Timeline: why it did or didn't run"),
-    h("div", { class: "filters" }, field("Timeline window", span, `Times in ${rule.timezone}.`)), timelineBody);
+    h("div", { class: "filters" }, field("Timeline window", span, `Times in ${rule.timezone}.`)), timelineBody,
+    backfillForm(ruleId, () => refresh()));
   const runs = h("section", { class: "card", "aria-labelledby": "runs-title" });
 
   async function act(verb) {
