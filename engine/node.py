@@ -32,8 +32,8 @@ from tenants.usage import get_usage
 log = logging.getLogger("cadenza.engine")
 #: Rows the dispatcher reads per look at the queue.
 DISPATCH_ROWS = 64
-#: A tenant's loop is started this long before its next action is due, so that at the due
-#: time the loop only has to claim (it has read the action already).
+#: A tenant's loop is started this long (at most half the wake cap) before its next action is
+#: due, so that at the due time the loop only has to claim (it has read the action already).
 LEAD = timedelta(milliseconds=200)
 #: Idle tenants whose state (quotas, lease, usage) is kept for a quick restart of their loop.
 MAX_IDLE_STATES = 10_000
@@ -105,12 +105,13 @@ class Node:
                     DISPATCH_ROWS,
                     use_leases=config.use_tenant_leases,
                 )
-            soon = now + LEAD
+            lead = min(LEAD, timedelta(seconds=config.wake_cap_s / 2))
+            soon = now + lead
             due = [t for t, at in rows if at <= soon]
             started = [await self._activate(t) for t in dict.fromkeys(due)]
             if any(started) and len(due) == len(rows) == DISPATCH_ROWS:
                 continue
-            next_at = rows[len(due)][1] - LEAD if len(rows) > len(due) else None
+            next_at = rows[len(due)][1] - lead if len(rows) > len(due) else None
             await self.deps.clock.sleep_until(next_at, self._wake, config.wake_cap_s)
 
     async def _activate(self, tenant_id: str) -> bool:
