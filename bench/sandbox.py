@@ -6,6 +6,9 @@ For each runtime, with a warm cache (module compiled, script validated, workers 
   (median and p99; the script itself costs microseconds, so this is the sandbox's cost),
   and the CPU it costs per run in the engine and (python) in the worker process: wall
   figures depend on what else the 2 cores are doing, CPU figures much less;
+- python runs twice: `python` is one tenant's runs (its warm worker serves them, a fork every
+  200 runs), `python-new-tenant` gives every run a tenant never seen before, so every run
+  pays a fresh worker (the first run of a tenant, or after a recycle);
 - throughput: runs/s with enough runs in flight to keep both cores busy;
 - CPU bomb: how long after its deadline an infinite loop is reported stopped.
 
@@ -17,9 +20,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import statistics
 import time
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from sandbox import Limits, OutcomeStatus, RuntimeName, Sandbox, SandboxConfig, ScriptContext
@@ -45,21 +50,36 @@ CONTEXT = ScriptContext(
     occurrence_id="o",
 )
 IN_FLIGHT = {RuntimeName.PYTHON: 4, RuntimeName.MICROPYTHON: 2, RuntimeName.WASM: 2}
+#: case name -> (runtime, whether every run is a new tenant's)
+CASES = {
+    "python": (RuntimeName.PYTHON, False),
+    "python-new-tenant": (RuntimeName.PYTHON, True),
+    "micropython": (RuntimeName.MICROPYTHON, False),
+    "wasm": (RuntimeName.WASM, False),
+}
+_TENANTS = itertools.count()
 
 
-async def overhead(sandbox: Sandbox, name: RuntimeName, runs: int) -> dict[str, float]:
+def context(new_tenant: bool) -> ScriptContext:
+    """The run's context: the one bench tenant, or a tenant never seen before."""
+    return replace(CONTEXT, tenant_id=f"bench-{next(_TENANTS)}") if new_tenant else CONTEXT
+
+
+async def overhead(
+    sandbox: Sandbox, name: RuntimeName, runs: int, new_tenant: bool
+) -> dict[str, float]:
     runtime, script = sandbox.runtime(name), TRIVIAL[name]
     await runtime.validate(script)
     for _ in range(20):  # warm-up: caches, pools, branch predictors
-        await runtime.run(script, CONTEXT, Limits(), MemoryHost())
+        await runtime.run(script, context(new_tenant), Limits(), MemoryHost())
     samples_ms, worker_cpu_s = [], []
     engine_cpu_started_s = time.process_time()
     for _ in range(runs):
         started = time.perf_counter()
-        outcome = await runtime.run(script, CONTEXT, Limits(), MemoryHost())
+        outcome = await runtime.run(script, context(new_tenant), Limits(), MemoryHost())
         samples_ms.append((time.perf_counter() - started) * 1000)
         assert outcome.status is OutcomeStatus.OK, outcome.error
-        if name is RuntimeName.PYTHON:  # the worker's whole life: fork, confinement, the run
+        if name is RuntimeName.PYTHON:  # this run's CPU in the worker (not fork or confinement)
             worker_cpu_s.append(outcome.cpu_s or 0.0)
         await asyncio.sleep(0)
     engine_cpu_ms = (time.process_time() - engine_cpu_started_s) * 1000 / runs
@@ -75,7 +95,9 @@ async def overhead(sandbox: Sandbox, name: RuntimeName, runs: int) -> dict[str, 
     }
 
 
-async def throughput(sandbox: Sandbox, name: RuntimeName, seconds: float) -> dict[str, float]:
+async def throughput(
+    sandbox: Sandbox, name: RuntimeName, seconds: float, new_tenant: bool
+) -> dict[str, float]:
     runtime, script = sandbox.runtime(name), TRIVIAL[name]
     done = 0
     deadline = time.perf_counter() + seconds
@@ -83,7 +105,7 @@ async def throughput(sandbox: Sandbox, name: RuntimeName, seconds: float) -> dic
     async def lane() -> None:
         nonlocal done
         while time.perf_counter() < deadline:
-            await runtime.run(script, CONTEXT, Limits(), MemoryHost())
+            await runtime.run(script, context(new_tenant), Limits(), MemoryHost())
             done += 1
 
     started = time.perf_counter()
@@ -103,11 +125,11 @@ async def measure(quick: bool) -> dict[str, dict[str, float]]:
     runs, seconds = (200, 2.0) if quick else (1000, 5.0)
     results: dict[str, dict[str, float]] = {}
     async with Sandbox(SandboxConfig(max_workers=4)) as sandbox:
-        for name in RuntimeName:
-            figures = await overhead(sandbox, name, runs)
-            figures |= await throughput(sandbox, name, seconds)
+        for case, (name, new_tenant) in CASES.items():
+            figures = await overhead(sandbox, name, runs, new_tenant)
+            figures |= await throughput(sandbox, name, seconds, new_tenant)
             figures |= await bomb(sandbox, name, 0.5)
-            results[str(name)] = figures
+            results[case] = figures
     return results
 
 
@@ -123,12 +145,12 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(results))
         return
     print(
-        f"{'runtime':<12} {'median ms':>10} {'p99 ms':>8} {'engine cpu ms':>14}"
+        f"{'case':<18} {'median ms':>10} {'p99 ms':>8} {'engine cpu ms':>14}"
         f" {'worker cpu ms':>14} {'runs/s':>8} {'bomb late ms':>13}"
     )
     for name, f in results.items():
         print(
-            f"{name:<12} {f['overhead_median_ms']:>10.3f} {f['overhead_p99_ms']:>8.3f}"
+            f"{name:<18} {f['overhead_median_ms']:>10.3f} {f['overhead_p99_ms']:>8.3f}"
             f" {f['engine_cpu_per_run_ms']:>14.3f} {f['worker_cpu_per_run_ms']:>14.3f}"
             f" {f['runs_per_s']:>8.0f} {f['cpu_bomb_late_ms']:>13.1f}"
         )

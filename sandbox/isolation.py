@@ -93,7 +93,7 @@ def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int, bpf: b
 
 
 #: CPU seconds a worker may spend, over all its runs, beyond its first run's limit.
-WORKER_CPU_SPARE_S = 30
+WORKER_CPU_SPARE_S = 10
 
 
 def bind_limits(baseline_vm_bytes: int, memory_bytes: int, cpu_s: float) -> int:

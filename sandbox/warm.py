@@ -5,7 +5,8 @@ under one. Isolation between tenants holds because a worker is bound to a `Bindi
 memory limit) at its first run and only ever handed to runs with that same binding. It is
 killed, never reused, after `max_runs` runs, after `idle_s` without work, after any outcome
 but ok/error (the worker exits by itself then, too), when the next run's CPU limit no longer
-fits under the worker's CPU budget, and when earlier runs left more than an eighth of its
+fits under the worker's CPU budget or it has used `max_cpu_s` in all, and when earlier runs
+left more than an eighth of its
 memory limit behind in its address space (so a warm run always has at least 7/8 of its
 memory limit, and never more than the limit).
 """
@@ -45,6 +46,11 @@ class WarmPolicy:
     idle_s: float = 30.0
     #: Idle warm workers kept over all tenants (the least recently used goes first).
     max_idle: int = 16
+    #: CPU seconds a worker may have used in all and still be handed a run. RLIMIT_CPU counts
+    #: whole seconds of the process's life, on the kernel's tick-sampled clock, which can run
+    #: ahead of the CPU time the worker measures (seen on a VM: ~10-20 %); a young worker keeps
+    #: that error small, so each run's CPU limit means what it says.
+    max_cpu_s: float = 1.0
 
 
 def address_space_bytes(pid: int) -> int | None:
@@ -53,6 +59,15 @@ def address_space_bytes(pid: int) -> int | None:
         with open(f"/proc/{pid}/statm", "rb") as statm:
             return int(statm.read().split()[0]) * _PAGE_BYTES
     except (OSError, ValueError, IndexError):
+        return None
+
+
+def _cpu_figures(report: dict[str, Any]) -> tuple[float, float] | None:
+    """(CPU used, CPU hard limit) from a worker's report; None if malformed (a worker is not
+    trusted to send numbers)."""
+    try:
+        return float(report["cpu_total_s"]), float(report["cpu_limit_s"])
+    except (KeyError, TypeError, ValueError):
         return None
 
 
@@ -65,15 +80,16 @@ class WarmWorkers:
         self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
 
     def take(self, binding: Binding, cpu_s: float) -> WorkerHandle | None:
-        """The most recently parked live worker bound to `binding` whose CPU budget still
-        holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds up), or None."""
+        """The most recently parked live worker bound to `binding` that is still young in CPU
+        and whose CPU budget holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds
+        up), or None."""
         for pid in reversed(list(self._idle)):
             handle, timer = self._idle[pid]
             if handle.binding != binding:
                 continue
             del self._idle[pid]
             timer.cancel()
-            if handle.is_alive() and handle.cpu_used_s + cpu_s + 1 <= handle.cpu_limit_s:
+            if handle.is_alive() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
         return None
@@ -81,12 +97,13 @@ class WarmWorkers:
     def park(self, handle: WorkerHandle, report: dict[str, Any] | None) -> bool:
         """Keep `handle` for its tenant's next run if it may serve one (`report` is its final
         message for the run just ended, None if it never sent one). False: retire it."""
-        if not self._may_serve_again(handle, report):
+        if report is None:
             return False
-        assert report is not None
+        cpu = _cpu_figures(report)
+        if cpu is None or not self._may_serve_again(handle, report):
+            return False
         handle.runs += 1
-        handle.cpu_used_s = float(report.get("cpu_total_s", handle.cpu_limit_s))
-        handle.cpu_limit_s = float(report.get("cpu_limit_s", 0))
+        handle.cpu_used_s, handle.cpu_limit_s = cpu
         if len(self._idle) >= self._policy.max_idle:
             oldest, timer = self._idle.pop(next(iter(self._idle)))
             timer.cancel()
@@ -95,10 +112,15 @@ class WarmWorkers:
         self._idle[handle.pid] = (handle, timer)
         return True
 
-    def _may_serve_again(self, handle: WorkerHandle, report: dict[str, Any] | None) -> bool:
-        if handle.binding is None or report is None:
+    def _has_cpu_for(self, handle: WorkerHandle, cpu_s: float) -> bool:
+        used_s = handle.cpu_used_s
+        return used_s < self._policy.max_cpu_s and used_s + cpu_s + 1 <= handle.cpu_limit_s
+
+    def _may_serve_again(self, handle: WorkerHandle, report: dict[str, Any]) -> bool:
+        status = report.get("status")
+        if handle.binding is None or not isinstance(status, str):
             return False
-        if report.get("status") not in REUSABLE_STATUSES:
+        if status not in REUSABLE_STATUSES:
             return False
         if handle.runs + 1 >= self._policy.max_runs:
             return False

@@ -1,4 +1,4 @@
-"""The zygote: a small, dedicated process that forks single-use python workers ahead of demand.
+"""The zygote: a small, dedicated process that forks python workers ahead of demand.
 
 Forking from the engine would copy a big parent (slow) and leak its state into workers, so the
 engine starts this module as a fresh interpreter (`python -m sandbox.zygote FD`) once. It
@@ -10,8 +10,9 @@ kinds of traffic on its SOCK_SEQPACKET control socket:
 - zygote -> engine `{"exit": p, "signal": s, "cpu_s": c, "peak_memory_bytes": m}` when a
   worker has been reaped (how it ended, even when it was killed).
 
-When the engine goes away (EOF), the zygote kills its workers and exits; workers die with the
-zygote too (PDEATHSIG).
+A worker serves runs of one tenant until the engine recycles it (`sandbox.warm`). When the
+engine goes away (EOF), the zygote kills its workers and exits; workers die with the zygote
+too (PDEATHSIG).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@ worker that may be in a bad state is recycled. Limits hold on every run of a war
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -55,6 +56,19 @@ async def test_another_tenant_never_gets_the_worker_or_its_state(run) -> None:
     assert own_again.result == 28  # and even A's next run starts from a fresh context
 
 
+async def test_concurrent_runs_of_two_tenants_never_share_a_worker(run) -> None:
+    tenants = ["t-x", "t-y"] * 3
+    rounds = [
+        await asyncio.gather(*(run("python", COUNTING, tenant_id=t) for t in tenants))
+        for _ in range(2)
+    ]
+    pairs = [(t, o) for round_ in rounds for t, o in zip(tenants, round_, strict=True)]
+    pids = {tenant: {o.pid for t, o in pairs if t == tenant} for tenant in ("t-x", "t-y")}
+    assert {o.result for _, o in pairs} == {1}
+    assert pids["t-x"].isdisjoint(pids["t-y"])
+    assert len(pids["t-x"]) < 6  # the second round found the first round's workers warm
+
+
 @pytest.mark.parametrize(
     ("script", "limits", "status"),
     [
@@ -86,14 +100,15 @@ async def test_a_worker_is_recycled_after_a_bad_outcome(
 
 
 async def test_cpu_limit_holds_on_the_kth_run_of_a_warm_worker(run) -> None:
-    limits = Limits(timeout_s=30.0, cpu_s=1.0)
-    burns = [await run("python", burn(0.6), limits, tenant_id="t-cpu") for _ in range(2)]
+    limits = Limits(timeout_s=30.0, cpu_s=0.5)
+    burns = [await run("python", burn(0.3), limits, tenant_id="t-cpu") for _ in range(3)]
     bomb = await run("python", LOOP, limits, tenant_id="t-cpu")
-    # 1.2 s of CPU in all, yet each run had its own 1 s: RLIMIT_CPU is relative per run
-    assert [b.status for b in burns] == [OK, OK], [b.error for b in burns]
+    # 0.9 s of CPU in all, yet each run had its own 0.5 s: RLIMIT_CPU is set per run
+    assert [b.status for b in burns] == [OK, OK, OK], [b.error for b in burns]
     assert len({b.pid for b in burns} | {bomb.pid}) == 1
     assert bomb.status is OutcomeStatus.TIMEOUT
-    assert bomb.error == "used more than 1 s of CPU time"
+    assert bomb.error == "used more than 0.5 s of CPU time"
+    assert bomb.cpu_s is not None and bomb.cpu_s < 2.0  # whole seconds: at most 1 s over
 
 
 async def test_memory_limit_holds_on_a_warm_worker(run) -> None:
