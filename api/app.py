@@ -27,6 +27,7 @@ from api.routes import (
     rules,
     runs,
     tenant,
+    test_run,
     webhooks,
 )
 from api.schemas.problems import problem_docs
@@ -59,7 +60,7 @@ def create_app(
     app.state.rate_limiter = RateLimiter()
     problems.install(app)
     app.include_router(operations.router)
-    tenant_scoped = (preview, rules, rule_runs, rule_insight, actions, runs, events, data)
+    tenant_scoped = (preview, test_run, rules, rule_runs, rule_insight, actions, runs, events, data)
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)

@@ -13,12 +13,13 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from engine import action_writes, insights, reads, rule_writes
+from engine import action_writes, insights, reads, rule_writes, trial
 from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
 from engine.node import Node
 from engine.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
+from engine.trial import TrialResult
 from sandbox import Sandbox
 
 
@@ -182,3 +183,24 @@ class EngineService:
         self, tenant_id: str, rule_id: str, changes: Mapping[str, Any], count: int = 10
     ) -> dict[str, Any]:
         return await insights.preview_change(self._deps, tenant_id, rule_id, changes, count)
+
+    async def test_run(
+        self,
+        tenant_id: str,
+        *,
+        code: str,
+        runtime: str,
+        params: dict[str, Any],
+        timeout_ms: int,
+        memory_mb: int,
+    ) -> TrialResult:
+        """Run a script once against the tenant's data, saving nothing (see `engine.trial`)."""
+        return await trial.test_run(
+            self._deps,
+            tenant_id,
+            code=code,
+            runtime=runtime,
+            params=params,
+            timeout_ms=timeout_ms,
+            memory_mb=memory_mb,
+        )
