@@ -20,6 +20,7 @@ from engine.rule_writes import load
 from engine.store import actions as action_store
 from engine.store.queue import advance_chain
 from engine.validation import check_code
+from engine.views import MAX_ID
 from sandbox import RuntimeName
 
 #: Most occurrences one backfill may create.
@@ -212,7 +213,11 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
 
 
 async def _load(conn: Any, tenant_id: str, action_id: int) -> RowMapping:
-    row = await action_store.get_action(conn, tenant_id, action_id)
+    row = (
+        None
+        if not 0 < action_id <= MAX_ID
+        else await action_store.get_action(conn, tenant_id, action_id)
+    )
     if row is None:
         raise ActionNotFound(f"no action {action_id} for this tenant: check the action id")
     return row

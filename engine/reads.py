@@ -18,6 +18,7 @@ from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
 from engine.views import (
+    MAX_ID,
     action_from_row,
     decode_cursor,
     decode_int_cursor,
@@ -107,7 +108,11 @@ async def list_rules(
 
 async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:
     async with deps.db.connect() as conn:
-        row = await action_store.get_action(conn, tenant_id, action_id)
+        row = (
+            None
+            if not 0 < action_id <= MAX_ID
+            else await action_store.get_action(conn, tenant_id, action_id)
+        )
     if row is None:
         raise ActionNotFound(f"no action {action_id} for this tenant: check the action id")
     return action_from_row(row)
@@ -135,7 +140,7 @@ async def list_actions(
 
 async def get_run(deps: Deps, tenant_id: str, run_id: int) -> Run:
     async with deps.db.connect() as conn:
-        row = await run_store.get_run(conn, tenant_id, run_id)
+        row = None if not 0 < run_id <= MAX_ID else await run_store.get_run(conn, tenant_id, run_id)
     if row is None:
         raise RunNotFound(f"no run {run_id} for this tenant: check the run id")
     return run_from_row(row)

@@ -20,6 +20,8 @@ from engine.records import (
     Run,
 )
 
+#: The largest id a database row can have (64-bit signed); larger ones cannot exist.
+MAX_ID = 2**63 - 1
 _ACTION_FIELDS = tuple(Action.__dataclass_fields__)
 _RUN_FIELDS = tuple(Run.__dataclass_fields__)
 
@@ -49,7 +51,7 @@ def decode_int_cursor(cursor: str | None) -> int | None:
     value = decode_cursor(cursor)
     if value is None:
         return None
-    if not value.isdigit():
+    if not value.isascii() or not value.isdigit() or int(value) > MAX_ID:
         raise _bad_cursor()
     return int(value)
 

@@ -157,3 +157,14 @@ async def test_trigger_and_backfill_do_not_fork_the_timeline(
     fates = [e.fate for e in entries]
     # 09:00 (trigger + backfill), 09:05 (chain + backfill), 09:10-09:30 backfilled, then unplanned
     assert fates == ["pending"] * 7 + ["not_yet_due"] * 2
+
+
+async def test_ids_and_cursors_beyond_64_bits_are_not_found_or_invalid(
+    service: EngineService, tenant_id: str
+) -> None:
+    huge = 10**30
+    with pytest.raises(ActionNotFound):
+        await service.get_action(tenant_id, huge)
+    with pytest.raises(InvalidRule) as caught:
+        await service.list_runs(tenant_id, cursor="MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3ODk")
+    assert caught.value.field == "cursor"
