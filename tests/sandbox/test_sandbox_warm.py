@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 
+import psutil
 import pytest
 import pytest_asyncio
 from support.sandbox_fixtures import body
@@ -123,11 +124,21 @@ async def test_memory_limit_holds_on_a_warm_worker(run) -> None:
     assert bomb.status is OutcomeStatus.MEMORY and bomb.pid == first.pid
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def short_lived() -> AsyncIterator[Sandbox]:
-    warm = WarmPolicy(max_runs=2)
+async def python_only(warm: WarmPolicy) -> AsyncIterator[Sandbox]:
     config = SandboxConfig(max_workers=1, runtimes=(RuntimeName.PYTHON,), warm=warm)
     async with Sandbox(config) as box:
+        yield box
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def short_lived() -> AsyncIterator[Sandbox]:
+    async for box in python_only(WarmPolicy(max_runs=2)):
+        yield box
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def quickly_idle() -> AsyncIterator[Sandbox]:
+    async for box in python_only(WarmPolicy(idle_s=0.05)):
         yield box
 
 
@@ -138,3 +149,12 @@ async def test_a_worker_is_recycled_after_max_runs(
     outcomes = [await runtime.run(COUNTING, context, Limits(), MemoryHost()) for _ in range(3)]
     assert [o.result for o in outcomes] == [1, 1, 1]
     assert outcomes[0].pid == outcomes[1].pid != outcomes[2].pid
+
+
+async def test_an_idle_worker_is_recycled(quickly_idle: Sandbox, context: ScriptContext) -> None:
+    runtime = quickly_idle.runtime("python")
+    first = await runtime.run(COUNTING, context, Limits(), MemoryHost())
+    assert first.status is OK and first.pid is not None
+    await asyncio.to_thread(psutil.Process(first.pid).wait, 30)  # its idle timer kills it
+    second = await runtime.run(COUNTING, context, Limits(), MemoryHost())
+    assert second.status is OK and second.pid != first.pid
