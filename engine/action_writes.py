@@ -19,7 +19,7 @@ from engine.records import RuleSpec
 from engine.rule_writes import load
 from engine.store import actions as action_store
 from engine.store.queue import advance_chain
-from engine.validation import check_code
+from engine.validation import check_code, require_aware
 from engine.views import MAX_ID
 from sandbox import RuntimeName
 
@@ -59,6 +59,8 @@ async def backfill(
     deps: Deps, tenant_id: str, rule_id: str, start: datetime, end: datetime
 ) -> list[int]:
     """One action per occurrence in [start, end), due now; repeating a backfill adds nothing."""
+    require_aware("start", start)
+    require_aware("end", end)
     if end <= start:
         raise InvalidRule("end", "must be after start")
     now = deps.clock.now()
@@ -98,8 +100,7 @@ async def submit(
     params: dict[str, Any] | None,
 ) -> int:
     """A one-off at `run_at`; with a key already used, the pending action is updated instead."""
-    if run_at.tzinfo is None:
-        raise InvalidRule("run_at", "must carry a time zone offset")
+    require_aware("run_at", run_at)
     if (rule_id is None) == (code is None):
         raise InvalidRule("code", "give either rule_id or code (and runtime), not both or neither")
     profile = await deps.profile(tenant_id)

@@ -20,7 +20,7 @@ from engine.rule_writes import load, spec_from_row, spec_values
 from engine.store import actions as action_store
 from engine.store import runs as run_store
 from engine.store.tables import actions
-from engine.validation import check_fields, parse_rule_schedule, spec_with
+from engine.validation import check_fields, parse_rule_schedule, require_aware, spec_with
 
 _FATE_OF_SKIP = {"paused": "paused", "quota": "quota"}
 STATS_RUNS = 200
@@ -36,6 +36,8 @@ async def timeline(
     deps: Deps, tenant_id: str, rule_id: str, start: datetime, end: datetime
 ) -> list[TimelineEntry]:
     """One entry per expected occurrence in [start, end) and per action planned in it."""
+    require_aware("start", start)
+    require_aware("end", end)
     if end <= start:
         raise InvalidRule("end", "must be after start")
     async with deps.db.connect() as conn:

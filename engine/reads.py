@@ -17,6 +17,7 @@ from engine.rule_writes import load
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
+from engine.validation import require_aware
 from engine.views import (
     MAX_ID,
     action_from_row,
@@ -155,6 +156,7 @@ async def list_runs(
     cursor: str | None,
     limit: int,
 ) -> Page[Run]:
+    require_aware("since", since)
     rows, next_cursor = await _paged(
         deps,
         cursor,

@@ -59,11 +59,17 @@ def check_fields(spec: RuleSpec) -> None:
             hint="use an IANA name such as Europe/Berlin",
         ) from exc
     for name in ("start_at", "end_at"):
-        value = getattr(spec, name)
-        if value is not None and (not isinstance(value, datetime) or value.tzinfo is None):
-            raise InvalidRule(name, "must be an instant with a time zone offset")
+        require_aware(name, getattr(spec, name))
     if spec.start_at and spec.end_at and spec.end_at <= spec.start_at:
         raise InvalidRule("end_at", "must be after start_at")
+
+
+def require_aware(field: str, value: datetime | None) -> None:
+    """Instants must carry their offset: a naive time would mean "whatever the server thinks"."""
+    if value is not None and (not isinstance(value, datetime) or value.utcoffset() is None):
+        raise InvalidRule(
+            field, "must be an instant with a time zone offset", hint="add Z or +01:00"
+        )
 
 
 def check_quotas(spec: RuleSpec, quotas: Quotas) -> None:

@@ -168,3 +168,19 @@ async def test_ids_and_cursors_beyond_64_bits_are_not_found_or_invalid(
     with pytest.raises(InvalidRule) as caught:
         await service.list_runs(tenant_id, cursor="MTIzNDU2Nzg5MDEyMzQ1Njc4OTAxMjM0NTY3ODk")
     assert caught.value.field == "cursor"
+
+
+async def test_naive_instants_are_invalid_not_errors(
+    service: EngineService, tenant_id: str
+) -> None:
+    from datetime import datetime
+
+    rule = await service.create_rule(tenant_id, spec())
+    naive = datetime(2030, 1, 1, 9, 0)
+    with pytest.raises(InvalidRule) as caught:
+        await service.backfill_rule(tenant_id, rule.id, naive, naive + timedelta(hours=1))
+    assert caught.value.field == "start"
+    with pytest.raises(InvalidRule):
+        await service.list_runs(tenant_id, since=naive)
+    with pytest.raises(InvalidRule):
+        await service.timeline(tenant_id, rule.id, naive, naive + timedelta(hours=1))
