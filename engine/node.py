@@ -71,9 +71,12 @@ class Node:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._services.clear()
-        async with self.deps.write() as conn:
-            await nodes.release(conn, self.deps.config.node_name)
-            await nodes.forget_node(conn, self.deps.config.node_name)
+        try:
+            async with self.deps.write() as conn:
+                await nodes.release(conn, self.deps.config.node_name)
+                await nodes.forget_node(conn, self.deps.config.node_name)
+        except Exception:  # the leases then expire on their own; nothing is lost
+            log.exception("could not release this node's leases on stop")
         metrics.ACTIVE_TENANTS.set(0)
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
