@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-# `tests/engine` would shadow the real `engine` package (pythonpath = ["tests"]): root first.
-if str(Path(__file__).resolve().parents[3]) not in sys.path:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
