@@ -30,6 +30,8 @@ class StepResult:
     #: Rules whose due action must wait for the rule's run in flight.
     deferred: set[str]
     finished: int
+    #: Next occurrences inserted (they may be due before actions already read ahead).
+    planned: int
 
 
 def _schedule(row: Mapping[str, Any], horizon_years: int) -> Schedule | None:
@@ -91,13 +93,15 @@ async def apply(
     after = {
         r["id"]: (d.chain_from, d.chain_inclusive) for r, d in chained if d.chain_from is not None
     }
-    await queue.advance_chain(conn, [r for r, _ in chained], now, config.horizon_years, after=after)
+    planned = await queue.advance_chain(
+        conn, [r for r, _ in chained], now, config.horizon_years, after=after
+    )
     await _expiry_events(
         conn, [r for r, _ in by_verdict[Verdict.EXPIRE] if r["id"] in expired], state, now
     )
     claimed = [Claimed(r, won[r["id"]], now) for r in to_run if r["id"] in won]
     deferred = {r["rule_id"] for r, _ in by_verdict[Verdict.DEFER]}
-    return StepResult(claimed, deferred, len(finished) + len(expired))
+    return StepResult(claimed, deferred, len(finished) + len(expired), len(planned))
 
 
 def _timeout_s(row: Mapping[str, Any]) -> float:

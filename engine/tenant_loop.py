@@ -54,22 +54,25 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
                 await deps.clock.sleep_until(None, state.wake, cap.total_seconds())
                 state.is_waiting_for_room = False
                 continue
-            state.forget_finished_deferrals()
-            rows = await _read(node, state, now, room)
-            if not rows or rows[0]["due_at"] > now:
-                first = rows[0]["due_at"] if rows else None
-                if not state.deferred and (first is None or first - now > cap):
-                    return
-                await deps.clock.sleep_until(first, state.wake, cap.total_seconds())
-                if state.wake.is_set():
-                    rows = ()  # something changed: read again
-                continue
-            due = list(rows)
+            if not rows:
+                state.forget_finished_deferrals()
+                rows = await _read(node, state, now, room)
+                due = [r for r in rows if r["due_at"] <= now][:room]
+        if not due:
+            first = rows[0]["due_at"] if rows else None
+            if not state.deferred and (first is None or first - now > cap):
+                return
+            await deps.clock.sleep_until(first, state.wake, cap.total_seconds())
+            if state.wake.is_set() or first is None or deps.clock.now() < first:
+                rows = ()  # a change, or the cap (another node may have added work): re-read
+            continue
         taken = {r["id"] for r in due}
         rows = [r for r in rows if r["id"] not in taken]
         decided = claiming.decide_all(due, state, now, deps.config)
         async with deps.write() as conn:
             step = await claiming.apply(conn, decided, state, now, deps.config)
         state.deferred |= step.deferred
+        if step.planned or step.deferred:
+            rows = ()  # new occurrences may come before what was read ahead
         for claimed in step.claimed:
             node.start_run(state, claimed)
