@@ -37,6 +37,7 @@ from engine.errors import (
     RuleNotFound,
     RunNotFound,
     StaleVersion,
+    TenantNotFound,
 )
 from engine.recurrence.errors import (
     EvaluationBudgetExceeded,
@@ -81,6 +82,7 @@ PROBLEMS: dict[type[BaseException], Kind] = {
     RuleNotFound: NOT_FOUND,
     ActionNotFound: NOT_FOUND,
     RunNotFound: NOT_FOUND,
+    TenantNotFound: NOT_FOUND,
     Conflict: Kind(409, "conflict", "Conflict"),
     InvalidState: Kind(409, "invalid-state", "Not possible in the current state"),
     StaleVersion: Kind(412, "stale-version", "Precondition failed: stale version"),

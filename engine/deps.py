@@ -11,15 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from engine.clock import Clock
 from engine.config import EngineConfig
-from engine.errors import EngineError
+from engine.errors import TenantNotFound
 from engine.recurrence import ScheduleLimits
 from sandbox import Sandbox
 from tenants.errors import NotFound
 from tenants.quotas import TenantProfile, load_profile
-
-
-class TenantNotFound(EngineError):
-    """No such tenant: check the tenant id."""
 
 
 @dataclass

@@ -71,3 +71,7 @@ class QuotaExceeded(EngineError):
 
 class InvalidState(EngineError):
     """The object is not in a state that allows this operation."""
+
+
+class TenantNotFound(EngineError):
+    """No such tenant: check the tenant id."""

@@ -226,18 +226,7 @@ def test_bad_engine_list_cursor_is_422(new_tenant, problem, path, cursor) -> Non
     assert body["errors"][0]["field"] == "cursor"
 
 
-ENGINE_OVERFLOW = pytest.mark.xfail(
-    reason="engine/views.py decode_int_cursor passes ids beyond 64 bits to the database (500); "
-    "reported to the engine engineer",
-    strict=True,
-)
-
-
-@pytest.mark.parametrize(
-    "path",
-    ["/v1/rules", pytest.param("/v1/actions", marks=ENGINE_OVERFLOW),
-     pytest.param("/v1/runs", marks=ENGINE_OVERFLOW)],
-)  # fmt: skip
+@pytest.mark.parametrize("path", ["/v1/rules", "/v1/actions", "/v1/runs"])
 def test_forged_well_formed_cursor_is_never_a_500(new_tenant, path) -> None:
     """A cursor of the right form but made up (here a 37-digit number) is 200 or 422."""
     t = new_tenant()
