@@ -98,7 +98,12 @@ class ScriptContext:
 
 
 class HostApi(Protocol):
-    """The engine's side of the host API, already scoped to one tenant."""
+    """The engine's side of the host API, already scoped to one tenant.
+
+    A method refuses a request it cannot serve (a key its store does not accept, say) by
+    raising `ValueError`: the script receives the message as an error it can catch, and the
+    run goes on. Any other exception is an engine fault.
+    """
 
     async def kv_get(self, key: str) -> Any | None: ...
     async def kv_set(self, key: str, value: Any) -> None: ...

@@ -65,7 +65,10 @@ class HostSession:
                 OutcomeStatus.OUTPUT_LIMIT,
                 f"made more than {self._limits.host_calls} host calls (kv/emit) in one run",
             )
-        return await handler(self, *_arity(op, args, _ARITY[op]))
+        try:
+            return await handler(self, *_arity(op, args, _ARITY[op]))
+        except ValueError as exc:  # the host refused the request (see HostApi)
+            raise HostCallRefused(str(exc)) from None
 
     def _key(self, key: Any, what: str = "key") -> str:
         if not isinstance(key, str):

@@ -30,5 +30,5 @@ class Conflict(CadenzaDataError):
     """The object already exists or was changed by someone else."""
 
 
-class InvalidInput(CadenzaDataError):
+class InvalidInput(CadenzaDataError, ValueError):
     """A value is not acceptable; the message says which and why."""

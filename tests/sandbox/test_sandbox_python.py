@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
@@ -117,3 +118,28 @@ async def test_compiled_code_is_cached_by_content(sandbox: Sandbox, run) -> None
     outcomes = [await run("python", script, tenant_id=f"t-cache-{i}") for i in range(3)]
     assert {o.result for o in outcomes} == {"cached"}
     assert len({o.pid for o in outcomes}) == 3  # three tenants: three workers, one compile
+
+
+class _StrictStore(MemoryHost):
+    """A host whose store refuses keys with line breaks, as the engine's kv does."""
+
+    async def kv_set(self, key: str, value: object) -> None:
+        if "\n" in key:
+            raise ValueError(f"kv key {key!r} is not valid: use printable characters")
+        await super().kv_set(key, value)
+
+
+async def test_a_host_refusal_is_an_error_the_script_can_catch(run) -> None:
+    script = body(
+        "try:",
+        "    ctx.kv.set('bad\\nkey', 1)",
+        "except Exception as exc:",
+        "    ctx.kv.set('refused', str(exc))",
+        "return 'went on'",
+    )
+    host = _StrictStore()
+    outcome = await run("python", script, host=host)
+    assert outcome.status is OutcomeStatus.OK, outcome.error
+    assert outcome.result == "went on"
+    assert host.kv["refused"] == "kv key 'bad\\nkey' is not valid: use printable characters"
+    assert "bad\nkey" not in host.kv
