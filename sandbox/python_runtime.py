@@ -38,6 +38,10 @@ _CODE_FRAME_BYTES = 16 * 1024 * 1024
 _DONE: dict[str, Any] = {"done": True}
 
 
+#: Workers a compilation may use before a crash is taken as the script's doing.
+COMPILE_TRIES = 2
+
+
 class PythonRuntime:
     """`runtime("python")`: see `sandbox.Runtime` for the contract."""
 
@@ -52,14 +56,22 @@ class PythonRuntime:
         """Compile in a worker (bounded like a run); raise ScriptRejected(line, reason)."""
         source = decode_script(script)
         key = content_key("python", source)
-        if self._cache.get(key) is None:
+        error = None
+        for _ in range(COMPILE_TRIES):
+            if self._cache.get(key) is not None:
+                break
             job = {"mode": "compile", "source": source}
             run = Run(RuntimeName.PYTHON, self._compile_limits)
             outcome = await self._converse(job, key, run, None, None)
-            if self._cache.get(key) is None:
-                raise ScriptRejected(f"the script could not be compiled: {outcome.error}")
+            error = outcome.error
+            # A worker that died without a word may have been killed from outside (OOM
+            # killer, a starved machine): try a fresh one before blaming the script.
+            if outcome.status is not OutcomeStatus.CRASHED:
+                break
         entry = self._cache.get(key)
-        if entry is not None and entry.reason is not None:
+        if entry is None:
+            raise ScriptRejected(f"the script could not be compiled: {error}")
+        if entry.reason is not None:
             raise ScriptRejected(entry.reason, entry.line)
 
     async def run(
