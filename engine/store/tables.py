@@ -88,6 +88,8 @@ Index("ix_actions_tenant_status_due", actions.c.tenant_id, actions.c.status, act
 Index("ix_actions_status_due", actions.c.status, actions.c.due_at)
 Index("ix_actions_status_lease", actions.c.status, actions.c.lease_until)
 Index("ix_actions_rule_scheduled", actions.c.rule_id, actions.c.scheduled_at)
+# A rule's next run (earliest pending action): without it SQLite scans every pending action.
+Index("ix_actions_rule_status_due", actions.c.rule_id, actions.c.status, actions.c.due_at)
 
 runs = Table(
     "runs",
