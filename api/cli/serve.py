@@ -46,7 +46,7 @@ async def serve(
             server = uvicorn.Server(config)
             click.echo(
                 f"serving {describe_url(settings.database_url)} on "
-                f"http://{settings.host}:{settings.port}/"
+                f"http://{settings.host}:{settings.port}/ (admin UI at /ui/, API docs at /docs)"
             )
             await service.start()
             try:
