@@ -54,6 +54,7 @@ class Node:
         """A tenant's rules or actions changed: look again now."""
         state = self._tenants.get(tenant_id)
         if state is not None and state.loop_task is not None:
+            state.is_changed = True
             state.wake.set()
         self._wake.set()
 
@@ -212,8 +213,11 @@ class Node:
             if state.in_flight.get(claimed.action["id"]) is claimed:
                 del state.in_flight[claimed.action["id"]]
             metrics.IN_FLIGHT.dec()
-            if claimed.action["rule_id"] in state.deferred or state.is_waiting_for_room:
+            if claimed.action["rule_id"] in state.deferred:
                 state.deferred.discard(claimed.action["rule_id"])
+                state.is_changed = True
+                state.wake.set()
+            elif state.is_waiting_for_room and state.has_room_to_refill:
                 state.wake.set()
             if state.loop_task is None:
                 self._forget_if_idle(state)

@@ -1,12 +1,16 @@
 """A tenant's timer loop: runs while the tenant has due (or nearly due) work, then exits.
 
-    read the tenant's due pending actions (priority first), else its next few in due order
+    read the tenant's due pending actions (priority first, up to a batch), else its next few
     none, or the next is further than the wake cap: exit (the dispatcher comes back for it)
     sleep until exactly the first one's due time (capped; a change wakes it and it re-reads)
     decide → claim/skip/expire + chain next, in one transaction → start the runs
+    no room (the tenant's claim window is full): wait until half of it is free
 
 Actions read ahead are claimed as read (same id and version), so waking at the due time
-costs one transaction, not a read and a transaction.
+costs one transaction, not a read and a transaction; a backlog is read once per batch and
+claimed half a window at a time, not read and claimed once per finished run. What was read
+ahead is read again after a change made in this process or after the wake cap (changes made
+by other nodes).
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ READ_AHEAD = 16
 
 async def _read(node: Node, state: TenantState, now: datetime, room: int) -> Sequence[RowMapping]:
     async with node.deps.db.connect() as conn:
-        rows = await queue.fetch_due(conn, state.tenant_id, now, room, state.deferred)
+        batch = node.deps.config.batch_size
+        rows = await queue.fetch_due(conn, state.tenant_id, now, batch, state.deferred)
         if rows:
             return rows
         return await queue.fetch_upcoming(
@@ -43,7 +48,10 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
     deps = node.deps
     cap = timedelta(seconds=deps.config.wake_cap_s)
     rows: Sequence[RowMapping] = ()
+    read_at = deps.clock.now()
     while True:
+        if state.is_changed:
+            state.is_changed, rows = False, ()
         room = min(deps.config.batch_size, state.claim_room)
         now = deps.clock.now()
         due = [r for r in rows if r["due_at"] <= now][:room]
@@ -53,10 +61,12 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
                 state.is_waiting_for_room = True
                 await deps.clock.sleep_until(None, state.wake, cap.total_seconds())
                 state.is_waiting_for_room = False
+                if deps.clock.now() - read_at > cap:
+                    rows = ()  # other nodes may have changed what was read ahead
                 continue
             if not rows:
                 state.forget_finished_deferrals()
-                rows = await _read(node, state, now, room)
+                rows, read_at = await _read(node, state, now, room), now
                 due = [r for r in rows if r["due_at"] <= now][:room]
         if not due:
             first = rows[0]["due_at"] if rows else None

@@ -27,8 +27,11 @@ class TenantState:
     #: Rules with an action waiting for the rule's previous run to end (overlap queue_one).
     deferred: set[str] = field(default_factory=set)
     loop_task: asyncio.Task[None] | None = None
-    #: The loop waits for a run to end before it may claim more.
+    #: The loop waits for runs to end before it may claim more.
     is_waiting_for_room: bool = False
+    #: Something changed (rules, actions, a deferred rule's run ended): what was read ahead is
+    #: stale and must be read again.
+    is_changed: bool = False
     slots: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -41,7 +44,18 @@ class TenantState:
     @property
     def claim_room(self) -> int:
         """How many more actions may be claimed now: a few per slot, queued for the sandbox."""
-        return max(0, 4 * self.profile.quotas.max_concurrency - len(self.in_flight))
+        return max(0, self._window - len(self.in_flight))
+
+    @property
+    def has_room_to_refill(self) -> bool:
+        """Half the claim window is free: worth one claim transaction for several actions
+        (claiming one action per finished run would cost a transaction per action), while the
+        other half still keeps the tenant's slots busy."""
+        return self.claim_room >= max(1, self._window // 2)
+
+    @property
+    def _window(self) -> int:
+        return 4 * self.profile.quotas.max_concurrency
 
     def busy_since(self, rule_id: str | None) -> datetime | None:
         """When this node claimed the rule's earliest run still in flight."""
