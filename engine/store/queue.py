@@ -27,14 +27,30 @@ RULE_COLUMNS = (
 )  # fmt: skip
 
 
-def _due_query(tenant_id: str, exclude_rule_ids: Iterable[str]) -> Any:
+def _pending_of_tenant(excluded: Sequence[str]) -> Any:
     query = select(actions, *(rules.c[name].label(f"r_{name}") for name in RULE_COLUMNS))
     query = query.select_from(actions.outerjoin(rules, rules.c.id == actions.c.rule_id))
-    query = query.where(actions.c.tenant_id == tenant_id, actions.c.status == "pending")
-    excluded = list(exclude_rule_ids)
+    query = query.where(actions.c.tenant_id == bindparam("d_tenant"), actions.c.status == "pending")
     if excluded:
         query = query.where(actions.c.rule_id.is_(None) | actions.c.rule_id.not_in(excluded))
     return query
+
+
+def _due(excluded: Sequence[str]) -> Any:
+    query = _pending_of_tenant(excluded)
+    query = query.where(actions.c.due_at <= bindparam("d_now", type_=actions.c.due_at.type))
+    order = (actions.c.priority.desc(), actions.c.due_at, actions.c.id)
+    return query.order_by(*order).limit(bindparam("d_limit"))
+
+
+def _upcoming(excluded: Sequence[str]) -> Any:
+    query = _pending_of_tenant(excluded).order_by(actions.c.due_at, actions.c.id)
+    return query.limit(bindparam("d_limit"))
+
+
+#: The loop's reads without excluded rules (the common case), built once: building and keying
+#: this select costs ~0.35 ms, as much as running it on SQLite.
+_DUE, _UPCOMING = _due(()), _upcoming(())
 
 
 async def fetch_due(
@@ -45,22 +61,45 @@ async def fetch_due(
     exclude_rule_ids: Iterable[str],
 ) -> list[RowMapping]:
     """Due pending actions of one tenant with their rule, highest priority first, then oldest."""
-    query = _due_query(tenant_id, exclude_rule_ids).where(actions.c.due_at <= now)
-    query = query.order_by(actions.c.priority.desc(), actions.c.due_at, actions.c.id).limit(limit)
-    return list((await conn.execute(query)).mappings())
+    excluded = list(exclude_rule_ids)
+    query = _due(excluded) if excluded else _DUE
+    params = {"d_tenant": tenant_id, "d_now": now, "d_limit": limit}
+    return list((await conn.execute(query, params)).mappings())
 
 
 async def fetch_upcoming(
     conn: AsyncConnection, tenant_id: str, limit: int, exclude_rule_ids: Iterable[str]
 ) -> list[RowMapping]:
     """The tenant's next pending actions in due order (none is due yet), with their rule."""
-    query = _due_query(tenant_id, exclude_rule_ids).order_by(actions.c.due_at, actions.c.id)
-    return list((await conn.execute(query.limit(limit))).mappings())
+    excluded = list(exclude_rule_ids)
+    query = _upcoming(excluded) if excluded else _UPCOMING
+    params = {"d_tenant": tenant_id, "d_limit": limit}
+    return list((await conn.execute(query, params)).mappings())
 
 
 def _as_read(rows: Sequence[Mapping[str, Any]]) -> Any:
     """Rows exactly as they were read: same id and version (the optimistic lock)."""
     return tuple_(actions.c.id, actions.c.version).in_([(r["id"], r["version"]) for r in rows])
+
+
+#: Claim statements are built once: building and keying one costs ~0.25 ms, as much as running
+#: it on SQLite, and the loop claims at every due time.
+_CLAIM = (
+    update(actions)
+    .where(
+        tuple_(actions.c.id, actions.c.version).in_(bindparam("c_read", expanding=True)),
+        actions.c.status == "pending",
+        actions.c.due_at <= bindparam("c_now", type_=actions.c.due_at.type),
+    )
+    .values(
+        status="running",
+        version=actions.c.version + 1,
+        attempt=actions.c.attempt + 1,
+        claimed_by=bindparam("c_node", type_=actions.c.claimed_by.type),
+        lease_until=bindparam("c_lease_until", type_=actions.c.lease_until.type),
+    )
+    .returning(actions.c.id, actions.c.version)
+)
 
 
 async def claim(
@@ -74,19 +113,13 @@ async def claim(
     {id: claimed version} of those won (a row another node claimed first is not returned)."""
     if not rows:
         return {}
-    statement = (
-        update(actions)
-        .where(_as_read(rows), actions.c.status == "pending", actions.c.due_at <= now)
-        .values(
-            status="running",
-            version=actions.c.version + 1,
-            attempt=actions.c.attempt + 1,
-            claimed_by=node,
-            lease_until=lease_until,
-        )
-        .returning(actions.c.id, actions.c.version)
-    )
-    return {row.id: row.version for row in await conn.execute(statement)}
+    params = {
+        "c_read": [(r["id"], r["version"]) for r in rows],
+        "c_now": now,
+        "c_node": node,
+        "c_lease_until": lease_until,
+    }
+    return {row.id: row.version for row in await conn.execute(_CLAIM, params)}
 
 
 async def finish_pending(
@@ -109,20 +142,23 @@ async def finish_pending(
     return {row.id for row in await conn.execute(statement)}
 
 
+_HOLD = (
+    update(actions)
+    .where(
+        tuple_(actions.c.id, actions.c.version).in_(bindparam("h_claims", expanding=True)),
+        actions.c.status == "running",
+    )
+    .values(version=actions.c.version + 1)
+    .returning(actions.c.id)
+)
+
+
 async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
     """Of the (id, version) claims, those still held; their version moves on (the claim ends)."""
     if not claims:
         return set()
-    statement = (
-        update(actions)
-        .where(
-            tuple_(actions.c.id, actions.c.version).in_(list(claims.items())),
-            actions.c.status == "running",
-        )
-        .values(version=actions.c.version + 1)
-        .returning(actions.c.id)
-    )
-    return {row.id for row in await conn.execute(statement)}
+    params = {"h_claims": list(claims.items())}
+    return {row.id for row in await conn.execute(_HOLD, params)}
 
 
 async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
