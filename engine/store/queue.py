@@ -161,23 +161,24 @@ async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
     return {row.id for row in await conn.execute(_HOLD, params)}
 
 
+_SET_OUTCOME = (
+    update(actions)
+    .where(actions.c.id == bindparam("b_id"))
+    .values(
+        status=bindparam("b_status"),
+        reason=bindparam("b_reason"),
+        due_at=bindparam("b_due_at"),
+        finished_at=bindparam("b_finished_at"),
+        claimed_by=None,
+        lease_until=None,
+    )
+)
+
+
 async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Write each held action's final state: {b_id, status, reason, due_at, finished_at}."""
-    if not rows:
-        return
-    statement = (
-        update(actions)
-        .where(actions.c.id == bindparam("b_id"))
-        .values(
-            status=bindparam("b_status"),
-            reason=bindparam("b_reason"),
-            due_at=bindparam("b_due_at"),
-            finished_at=bindparam("b_finished_at"),
-            claimed_by=None,
-            lease_until=None,
-        )
-    )
-    await conn.execute(statement, [dict(r) for r in rows])
+    if rows:
+        await conn.execute(_SET_OUTCOME, [dict(r) for r in rows])
 
 
 async def chain_rules(
