@@ -16,13 +16,14 @@ from workers import workers
 
 from engine.config import EngineConfig
 from engine.service import EngineService
-from engine.store.tables import actions, runs
+from engine.store.tables import actions, engine_nodes, runs
 from sandbox import Sandbox
 from tenants.db import create_engine
 from tenants.registry import create_tenant
 from tenants.tables import kv
 
 TENANTS = 4
+NODES = ["n1", "n2", "n3"]
 #: Kept small for the suite (2 cores); the full-size run of the issue (5 000 actions):
 #: ENGINE_NODES_ACTIONS_PER_TENANT=1250 pytest --timeout 0 tests/engine/core/test_loop_nodes.py
 ACTIONS_PER_TENANT = int(os.environ.get("ENGINE_NODES_ACTIONS_PER_TENANT", "40"))
@@ -44,6 +45,13 @@ async def _fill(db: AsyncEngine, sandbox: Sandbox) -> None:
             await service.submit_action(tenant.id, run_at=now, key=f"a{n}", code=COUNTER)
 
 
+async def _all_nodes_alive(db: AsyncEngine) -> bool:
+    """Every worker has heartbeated: work submitted now can be shared by all of them."""
+    async with db.connect() as conn:
+        names = {n for (n,) in await conn.execute(select(engine_nodes.c.name))}
+    return names >= set(NODES)
+
+
 async def _succeeded(db: AsyncEngine) -> bool:
     query = select(func.count()).select_from(actions).where(actions.c.status == "succeeded")
     async with db.connect() as conn:
@@ -58,8 +66,9 @@ async def test_three_nodes_run_each_action_exactly_once(
     url = pg_cluster.url(pg_cluster.create_database(template="cadenza_template"))
     db = create_engine(url)
     try:
-        await _fill(db, sandbox)
-        with workers(url, tmp_path, ["n1", "n2", "n3"], *lease_args):
+        with workers(url, tmp_path, NODES, *lease_args):
+            await eventually(lambda: _all_nodes_alive(db), timeout_s=60)
+            await _fill(db, sandbox)
             await eventually(
                 lambda: _succeeded(db), timeout_s=100 + TENANTS * ACTIONS_PER_TENANT / 5
             )
