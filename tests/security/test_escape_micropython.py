@@ -4,7 +4,7 @@ the wall clock, and bombs end with their own status."""
 from __future__ import annotations
 
 import pytest
-from support.sandbox_fixtures import body
+from support.sandbox_fixtures import CATCHING_CPU_LOOP, body
 
 from sandbox import Limits, OutcomeStatus
 
@@ -27,14 +27,7 @@ CASES = [
     ("cpu-loop", body("while True:", "    pass"), OutcomeStatus.TIMEOUT),
     (
         "cpu-loop-catching",
-        body(
-            "while True:",
-            "    try:",
-            "        while True:",
-            "            pass",
-            "    except BaseException:",
-            "        pass",
-        ),
+        CATCHING_CPU_LOOP,
         OutcomeStatus.TIMEOUT,
     ),
     ("huge-int", body("return 10 ** 10 ** 10"), OutcomeStatus.TIMEOUT),

@@ -64,3 +64,15 @@ def run(sandbox: Sandbox, context: ScriptContext) -> Run:
 def body(*lines: str) -> str:
     """A `main(ctx)` whose body is `lines` (each indented once)."""
     return "def main(ctx):\n" + "".join(f"    {line}\n" for line in lines)
+
+
+#: A CPU bomb that catches every exception the runtime could raise inside it: only a limit
+#: enforced from outside the script ends it.
+CATCHING_CPU_LOOP = body(
+    "while True:",
+    "    try:",
+    "        while True:",
+    "            pass",
+    "    except BaseException:",
+    "        pass",
+)
