@@ -2,7 +2,9 @@
 
 One `Engine` serves every wasm and micropython run. Wall-clock limits are epochs: a ticker
 thread advances the engine's epoch every `TICK_S`, and each store's deadline is its timeout in
-ticks, so guest code stops within a tick of its deadline however it spends its time. Runs
+ticks, so guest code stops within a tick of its deadline however it spends its time. The
+ticker runs only while some run thread is busy: 500 wake-ups a second, each taking the GIL,
+were most of an idle engine's CPU and slowed the event loop during python-only bursts. Runs
 execute on a thread pool, never on the event loop. Compiled modules are cached in memory and,
 if a cache directory is configured, serialised on disk under a key that includes the wasmtime
 version and this engine configuration (a serialised module only loads into a matching engine).
@@ -55,30 +57,58 @@ class WasmEngine:
         self._stop = threading.Event()
         self._epoch_zero_s = time.monotonic()
         self._ticks = 0  # increments done so far: the engine's current epoch
+        self._clock = threading.Lock()  # guards _ticks, _epoch_zero_s and _busy_threads
+        self._busy_threads = 0
+        self._busy = threading.Event()
         self._ticker = threading.Thread(target=self._tick, name="cadenza-epoch", daemon=True)
         self._ticker.start()
 
     def _tick(self) -> None:
-        """Keep the epoch at (time since start) / TICK_S, catching up after late wake-ups: the
-        epoch is a clock, and deadlines are instants on it (`deadline_ticks`)."""
-        while not self._stop.wait(TICK_S):
-            due = int((time.monotonic() - self._epoch_zero_s) / TICK_S)
-            while self._ticks < due:
-                self.engine.increment_epoch()
-                self._ticks += 1
+        """While a run thread is busy, keep the epoch at (time since `_epoch_zero_s`) / TICK_S,
+        catching up after late wake-ups: the epoch is a clock, and deadlines are instants on it
+        (`deadline_ticks`). Idle, it sleeps until a run starts (`_busy`)."""
+        while self._busy.wait() and not self._stop.wait(TICK_S):
+            with self._clock:
+                due = int((time.monotonic() - self._epoch_zero_s) / TICK_S)
+                while self._ticks < due:
+                    self.engine.increment_epoch()
+                    self._ticks += 1
+
+    def _on_run_thread(self, func, *args):  # type: ignore[no-untyped-def]
+        """Call `func` with the ticker running. The clock is paused while nothing runs, so on
+        the first busy thread it restarts from the current epoch (no catch-up storm)."""
+        with self._clock:
+            if self._busy_threads == 0:
+                self._epoch_zero_s = time.monotonic() - self._ticks * TICK_S
+                self._busy.set()
+            self._busy_threads += 1
+        try:
+            return func(*args)
+        finally:
+            with self._clock:
+                self._busy_threads -= 1
+                if self._busy_threads == 0:
+                    self._busy.clear()
+
+    @property
+    def is_ticking(self) -> bool:
+        """Whether the epoch clock runs (some run thread is busy)."""
+        return self._busy.is_set() and not self._stop.is_set()
 
     def close(self) -> None:
         """Wait for runs in progress (each ends by its own epoch deadline), then stop ticking."""
         self._executor.shutdown(wait=True, cancel_futures=True)
         self._stop.set()
+        self._busy.set()
         self._ticker.join()
 
     def deadline_ticks(self, deadline_s: float) -> int:
         """Ticks from the engine's current epoch to the instant `deadline_s` (monotonic),
         rounded up plus one, so a guest is never stopped early, even if the ticker is behind
-        and about to catch up (and is at most ~2 ticks late)."""
-        due = math.ceil((deadline_s - self._epoch_zero_s) / TICK_S)
-        return max(1, due - self._ticks + 1)
+        and about to catch up (and is at most ~2 ticks late). Called on a run thread."""
+        with self._clock:
+            due = math.ceil((deadline_s - self._epoch_zero_s) / TICK_S)
+            return max(1, due - self._ticks + 1)
 
     def new_store(self, limits: Limits, deadline_s: float) -> tuple[wasmtime.Store, int]:
         """A fresh store for one run: memory/instance/table caps, fuel, and an epoch deadline
@@ -128,5 +158,6 @@ class WasmEngine:
         temporary.replace(self._cache_dir / f"{key}.cwasm")
 
     async def call(self, func, *args):  # type: ignore[no-untyped-def]
-        """Run blocking wasmtime work on a run thread."""
-        return await asyncio.get_running_loop().run_in_executor(self._executor, func, *args)
+        """Run blocking wasmtime work on a run thread, with the epoch ticking meanwhile."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._on_run_thread, func, *args)
