@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -31,7 +31,12 @@ class Settings(BaseSettings):
     admin_token: str | None = Field(None, description="Operator token for /v1/admin.")
     node_name: str = Field(default_factory=_default_node, description="This node's name.")
     demo: bool = Field(True, description="Create a demo tenant in an empty database.")
-    log_level: str = Field("info", description="debug, info, warning or error.")
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Cadenza's own records from this level up."
+    )
+    log_format: Literal["text", "json"] = Field(
+        "text", description="Log lines as text, or as one JSON object each."
+    )
     max_concurrency: int = Field(
         default_factory=lambda: os.cpu_count() or 2, ge=1, description="Sandbox runs at once."
     )

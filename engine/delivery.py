@@ -101,6 +101,15 @@ async def deliver(deps: Deps, client: httpx.AsyncClient, event: Mapping[str, Any
             next_at = now + retry_delay(
                 attempts, config.webhook_backoff_s, config.webhook_backoff_max_s
             )
+    if error is not None:
+        ids = {key: event[key] for key in ("tenant_id", "rule_id", "action_id", "run_id")}
+        log.warning(
+            "webhook delivery of event %s failed, now %s: %s",
+            event["id"],
+            status,
+            error,
+            extra=ids | {"event_id": event["id"]},
+        )
     metrics.WEBHOOKS.labels(result=status).inc()
     async with deps.write() as conn:
         await deliveries.record_attempt(conn, event["id"], status, attempts, next_at, error)

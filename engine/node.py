@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from engine import metrics
 from engine.completer import Completer
 from engine.deps import Deps
+from engine.logs import action_ids
 from engine.runner import Claimed, RunEnv, execute
 from engine.store import nodes
 from engine.tenant_loop import tenant_loop
@@ -167,13 +168,22 @@ class Node:
             if state.loop_task is not None:
                 state.loop_task.cancel()
             await nodes.release_tenant(conn, tenant_id, config.node_name)
-            log.info("released tenant %s to another node (fair share %d)", tenant_id, share)
+            log.info(
+                "released tenant %s to another node (fair share %d)",
+                tenant_id,
+                share,
+                extra={"tenant_id": tenant_id},
+            )
 
     async def _run_tenant(self, state: TenantState) -> None:
         try:
             await tenant_loop(self, state)
         except Exception:
-            log.exception("tenant loop of %s failed; it restarts when work is due", state.tenant_id)
+            log.exception(
+                "tenant loop of %s failed; it restarts when work is due",
+                state.tenant_id,
+                extra={"tenant_id": state.tenant_id},
+            )
             await asyncio.sleep(self.deps.config.wake_cap_s)  # no hot loop on a lasting failure
         finally:
             state.loop_task = None
@@ -207,7 +217,9 @@ class Node:
                 state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
         except Exception:
             log.exception(
-                "run of action %s was not recorded; its lease will expire", claimed.action["id"]
+                "run of action %s was not recorded; its lease will expire",
+                claimed.action["id"],
+                extra=action_ids(claimed.action),
             )
         finally:
             if state.in_flight.get(claimed.action["id"]) is claimed:

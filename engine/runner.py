@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import Clock
 from engine.completion import Completion
 from engine.host import BufferedHost
+from engine.logs import action_ids
 from engine.occurrences import occurrence_id
 from engine.policies import retry_delay
 from sandbox import Limits, Outcome, OutcomeStatus, Sandbox, SandboxError, ScriptContext
@@ -98,7 +99,7 @@ async def execute(env: RunEnv, claimed: Claimed, profile: TenantProfile) -> Comp
             _pick(action, "code"), context_for(claimed), limits_for(action, profile), host
         )
     except SandboxError as exc:
-        log.error("sandbox failed on action %s: %s", action["id"], exc)
+        log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
     return _completion(claimed, runtime, node, outcome, host, started_at, finished_at, profile)

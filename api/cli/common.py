@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -15,6 +16,7 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.settings import Settings, load_settings
+from engine.logs import JsonFormatter, TextFormatter
 from engine.store import schema
 from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path
@@ -32,6 +34,12 @@ db_option = click.option(
     help="Database URL (default: $CADENZA_DATABASE_URL or sqlite+aiosqlite:///./cadenza.db).",
 )
 
+log_format_option = click.option(
+    "--log-format",
+    type=click.Choice(["text", "json"]),
+    help="Log lines as text or as one JSON object each (default: $CADENZA_LOG_FORMAT or text).",
+)
+
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     click.echo(f"cadenza: error: {message}", err=True)
@@ -45,6 +53,17 @@ def settings_from(**overrides: Any) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         fail(f"invalid setting {where}: {first['msg']} (see docs/configuration.md)")
+
+
+def configure_logging(settings: Settings) -> None:
+    """Every record to stderr in the configured format: Cadenza's own at `log_level`, other
+    libraries' from warning up (they log each HTTP request and connection at info)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.WARNING)
+    logging.getLogger("cadenza").setLevel(settings.log_level.upper())
 
 
 def run_async(fn: Callable[..., Awaitable[T]]) -> Callable[..., T]:

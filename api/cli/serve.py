@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import click
 import uvicorn
+from uvicorn.config import LOGGING_CONFIG
 
 from api.app import create_app, engine_config
-from api.cli.common import db_option, open_migrated, run_async, settings_from
+from api.cli.common import (
+    configure_logging,
+    db_option,
+    log_format_option,
+    open_migrated,
+    run_async,
+    settings_from,
+)
 from api.demo import add_demo_rule, ensure_demo_tenant
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
@@ -18,14 +26,24 @@ from tenants.db import describe_url
 @click.option("--host", help="Address to listen on (default 127.0.0.1).")
 @click.option("--port", type=int, help="Port to listen on (default 8000; 0 picks a free one).")
 @click.option("--no-demo", is_flag=True, default=None, help="Do not create the demo tenant.")
+@log_format_option
 @run_async
 async def serve(
-    database_url: str | None, host: str | None, port: int | None, no_demo: bool | None
+    database_url: str | None,
+    host: str | None,
+    port: int | None,
+    no_demo: bool | None,
+    log_format: str | None,
 ) -> None:
     """Serve the REST API, the admin UI and the engine on one database."""
     settings = settings_from(
-        database_url=database_url, host=host, port=port, demo=None if no_demo is None else False
+        database_url=database_url,
+        host=host,
+        port=port,
+        demo=None if no_demo is None else False,
+        log_format=log_format,
     )
+    configure_logging(settings)
     db = await open_migrated(settings.database_url)
     try:
         issued = await ensure_demo_tenant(db) if settings.demo else None
@@ -41,6 +59,8 @@ async def serve(
                 host=settings.host,
                 port=settings.port,
                 log_level=settings.log_level,
+                # As JSON, uvicorn's records go to the one handler instead of its own.
+                log_config=LOGGING_CONFIG if settings.log_format == "text" else None,
                 lifespan="on",
             )
             server = uvicorn.Server(config)

@@ -10,7 +10,14 @@ from dataclasses import replace
 import click
 
 from api.app import engine_config
-from api.cli.common import db_option, open_migrated, run_async, settings_from
+from api.cli.common import (
+    configure_logging,
+    db_option,
+    log_format_option,
+    open_migrated,
+    run_async,
+    settings_from,
+)
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
@@ -31,10 +38,12 @@ async def _until_signalled() -> None:
     is_flag=True,
     help="Compete for every tenant's actions instead of leasing tenants (for testing claims).",
 )
+@log_format_option
 @run_async
-async def worker(database_url: str | None, no_tenant_leases: bool) -> None:
+async def worker(database_url: str | None, no_tenant_leases: bool, log_format: str | None) -> None:
     """Run the engine (timer loops, sweeper, webhook delivery, retention) until stopped."""
-    settings = settings_from(database_url=database_url)
+    settings = settings_from(database_url=database_url, log_format=log_format)
+    configure_logging(settings)
     db = await open_migrated(settings.database_url)
     try:
         async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
