@@ -1,9 +1,9 @@
 """Side by side: the same workloads through Cadenza and the peer, interleaved repeat by repeat.
 
-One warm `cadenza worker` serves a database for the whole comparison. It first drains a small
-calibration burst per runtime; the scenario sizes its cases from that capacity (so a slow
-build still finishes in the time the mode promises, and the report says which sizes ran).
-Then, for each repeat, every case runs on Cadenza (each runtime) and on each peer
+One warm `cadenza worker` serves a database for the whole comparison. It first drains a
+calibration burst per runtime; the scenario sizes its cases from those rates (`bench.budget`:
+so a slow build still finishes in the time the mode promises, and the report says which sizes
+ran). Then, for each repeat, every case runs on Cadenza (each of its runtimes) and on each peer
 configuration (a fresh job store each time), so the pairs behind every ratio were measured
 moments apart under the same machine load.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -30,18 +30,21 @@ RecordFn = Callable[[Recorder, str, str, list[float], float, int], None]
 
 @dataclass(frozen=True)
 class Case:
-    """One load shape: its label in the report and its due offsets."""
+    """One load shape: its label in the report, its due offsets and the runtimes that run it."""
 
     label: str
     offsets_s: tuple[float, ...]
     lead_s: float
+    runtimes: tuple[str, ...]
 
     def workload(self, runtime: str, code: str) -> Workload:
         return Workload(runtime, code, self.offsets_s, self.lead_s)
 
 
-#: Builds the cases from the calibrated capacity (actions/s of the slowest runtime).
-CaseFactory = Callable[[float], Sequence[Case]]
+#: Builds the cases from the calibrated rates (actions/s per runtime; infinite in quick mode).
+CaseFactory = Callable[[Mapping[str, float]], Sequence[Case]]
+#: Actions in each runtime's calibration burst: enough that ramp-up and polling do not dominate.
+CALIBRATION_SIZE = 300
 
 
 @dataclass
@@ -90,23 +93,26 @@ async def _started_node(
     return node
 
 
-async def _calibrate(ctx: Context, node: _Node, database: str, notes: list[str]) -> float:
-    """Actions/s of the slowest ready runtime on a small burst (infinite in quick mode)."""
+async def _calibrate(
+    ctx: Context, node: _Node, database: str, notes: list[str]
+) -> dict[str, float]:
+    """Actions/s of each ready runtime on a calibration burst (infinite in quick mode)."""
     if not ctx.calibrates:
-        return math.inf
+        return dict.fromkeys(node.ready, math.inf)
     rates = {}
     for runtime, code in node.ready.items():
-        workload = burst(runtime, code, 100, ctx.base_lead_s)
+        workload = burst(runtime, code, CALIBRATION_SIZE, ctx.base_lead_s)
         done = await ours.drain(node.db, [node.worker], node.tenant_ids, workload)
         rates[runtime] = workload.size / done.drain_s
     shown = ", ".join(f"{runtime} {rate:.0f}/s" for runtime, rate in rates.items())
-    notes.append(f"{database}: calibration burst ({workload.size} actions): {shown}")
-    return min(rates.values())
+    notes.append(f"{database}: calibration burst ({CALIBRATION_SIZE} actions): {shown}")
+    return rates
 
 
 async def _run_ours(ctx: Context, node: _Node, case: Case, rec: Recorder, record: RecordFn) -> str:
     notes = []
-    for runtime, code in node.ready.items():
+    for runtime in case.runtimes:
+        code = node.ready[runtime]
         done = await ours.drain(
             node.db, [node.worker], node.tenant_ids, case.workload(runtime, code)
         )
@@ -118,9 +124,14 @@ async def _run_ours(ctx: Context, node: _Node, case: Case, rec: Recorder, record
 
 
 async def _run_peer(
-    ctx: Context, database: str, case: Case, rec: Recorder, record: RecordFn
+    ctx: Context,
+    database: str,
+    peers: Sequence[peer.Peer],
+    case: Case,
+    rec: Recorder,
+    record: RecordFn,
 ) -> None:
-    for configuration in peer.peers_for(database):
+    for configuration in peers:
         url = ctx.databases.url(database)
         assert url is not None
         lateness_ms = await asyncio.to_thread(
@@ -138,12 +149,17 @@ async def side_by_side(
     recorder: Recorder,
     record: RecordFn,
     tenant_count: int,
+    peers: Sequence[peer.Peer] | None = None,
 ) -> list[str]:
-    """Measure every case on `database` ("sqlite" or "postgresql"); return notes on gaps."""
+    """Measure every case on `database` ("sqlite" or "postgresql"); return notes on gaps.
+
+    The peer runs in every configuration `peer.peers_for(database)` unless `peers` is given.
+    """
     notes: list[str] = []
     url = ctx.databases.url(database)
     if url is None:
         return [f"{database}: {ctx.databases.postgres_missing}"]
+    configurations = peer.peers_for(database) if peers is None else peers
     db, tenant_ids = await ours.prepare(url, tenant_count, "bench")
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -156,7 +172,7 @@ async def side_by_side(
                     ctx.log(f"  {database} {case.label}, repeat {repeat + 1}")
                     if problem := await _run_ours(ctx, node, case, recorder, record):
                         notes.append(problem)
-                    await _run_peer(ctx, database, case, recorder, record)
+                    await _run_peer(ctx, database, configurations, case, recorder, record)
     finally:
         await db.dispose()
     return notes

@@ -1,16 +1,21 @@
 """Benchmark: preview of 10 occurrences for typical rules, and rejection of pathological ones.
 
-Run with `python -m bench.preview`; prints median and p99 in milliseconds per case.
+Run with `python -m bench.preview [--json] [--rounds N]`; prints median and p99 in
+milliseconds per case, as a table or (with `--json`, for the suite's preview scenario) as
+`{"rounds": N, "reject_rounds": M, "figures": [{"section", "case", "median_ms", "p99_ms"}]}`.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import count
 
+from bench.stats import percentile
 from engine.recurrence import InvalidSchedule, parse_schedule, preview
 
 _AFTER = datetime(2026, 6, 1, tzinfo=UTC)
@@ -46,8 +51,7 @@ def _time_ms(action: Callable[[], object], rounds: int) -> tuple[float, float]:
         started = time.perf_counter()
         action()
         samples.append((time.perf_counter() - started) * 1000)
-    samples.sort()
-    return statistics.median(samples), samples[max(0, int(len(samples) * 0.99) - 1)]
+    return statistics.median(samples), percentile(samples, 99)
 
 
 _ROUNDS = count()
@@ -68,20 +72,57 @@ def _reject_case(text: str) -> None:
     raise AssertionError(f"{text} was accepted")
 
 
-def main() -> None:
-    print("preview of 10 occurrences (parse + preview), ms: median p99")
+#: The sections of the output, in order; each is a heading and the cases timed under it.
+PREVIEW = "preview of 10 occurrences"
+NEXT_AFTER = "next_after on a parsed schedule"
+REJECTED = "pathological rule rejected"
+_HEADINGS = {
+    PREVIEW: "preview of 10 occurrences (parse + preview), ms: median p99",
+    NEXT_AFTER: "next_after on a parsed schedule (the engine's per-run call), ms: median p99",
+    REJECTED: "pathological rule rejected, ms: median p99",
+}
+
+
+def measure(rounds: int = 200, reject_rounds: int = 30) -> list[dict[str, object]]:
+    """One row per (section, case): its median and p99 in ms over `rounds` timed calls."""
+    rows: list[dict[str, object]] = []
+
+    def timed(section: str, case: str, action: Callable[[], object], n: int) -> None:
+        median_ms, p99_ms = _time_ms(action, n)
+        rows.append({"section": section, "case": case, "median_ms": median_ms, "p99_ms": p99_ms})
+
     for name, text, zone in TYPICAL:
-        median, p99 = _time_ms(lambda t=text, z=zone: _preview_case(t, z), 200)
-        print(f"  {name:40s} {median:7.2f} {p99:7.2f}")
-    print("next_after on a parsed schedule (the engine's per-run call), ms: median p99")
+        timed(PREVIEW, name, lambda t=text, z=zone: _preview_case(t, z), rounds)
     for name, text, zone in TYPICAL:
         schedule = parse_schedule(text, zone, anchor=datetime(2026, 1, 1, tzinfo=UTC))
-        median, p99 = _time_ms(lambda s=schedule: s.next_after(_AFTER), 200)
-        print(f"  {name:40s} {median:7.2f} {p99:7.2f}")
-    print("pathological rule rejected, ms: median p99")
+        timed(NEXT_AFTER, name, lambda s=schedule: s.next_after(_AFTER), rounds)
     for name, text in PATHOLOGICAL:
-        median, p99 = _time_ms(lambda t=text: _reject_case(t), 30)
-        print(f"  {name:40s} {median:7.2f} {p99:7.2f}")
+        timed(REJECTED, name, lambda t=text: _reject_case(t), reject_rounds)
+    return rows
+
+
+def _print_table(rows: list[dict[str, object]]) -> None:
+    section = None
+    for row in rows:
+        if row["section"] != section:
+            section = str(row["section"])
+            print(_HEADINGS[section])
+        print(f"  {row['case']!s:40s} {row['median_ms']:7.2f} {row['p99_ms']:7.2f}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.preview", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--rounds", type=int, default=200, help="timed calls per typical case")
+    args = parser.parse_args(argv)
+    reject_rounds = min(args.rounds, 30)
+    rows = measure(args.rounds, reject_rounds)
+    if args.json:
+        print(json.dumps({"rounds": args.rounds, "reject_rounds": reject_rounds, "figures": rows}))
+    else:
+        _print_table(rows)
 
 
 if __name__ == "__main__":

@@ -44,13 +44,14 @@ class Workload:
         return replace(self, offsets_s=(0.0,), lead_s=0.0)
 
 
-def _lead_s(size: int, base_lead_s: float) -> float:
+def lead_s(size: int, base_lead_s: float) -> float:
+    """Seconds between loading `size` actions and their first due instant."""
     return base_lead_s + LOAD_S_PER_1000 * size / 1000
 
 
 def burst(runtime: str, code: str, size: int, base_lead_s: float = BASE_LEAD_S) -> Workload:
     """`size` actions all due at the same instant."""
-    return Workload(runtime, code, (0.0,) * size, _lead_s(size, base_lead_s))
+    return Workload(runtime, code, (0.0,) * size, lead_s(size, base_lead_s))
 
 
 def steady(
@@ -59,4 +60,4 @@ def steady(
     """Actions due evenly at `rate_per_s` for `duration_s`."""
     count = round(rate_per_s * duration_s)
     offsets = tuple(i / rate_per_s for i in range(count))
-    return Workload(runtime, code, offsets, _lead_s(count, base_lead_s))
+    return Workload(runtime, code, offsets, lead_s(count, base_lead_s))

@@ -1,21 +1,52 @@
 """lateness: a steady load of R actions/s; p50/p99/max of (run started - due), ours and peer's.
 
 Each repeat's percentiles are computed on its own samples; the report shows the median of
-each percentile over repeats, and plots the distribution of the last repeat. A rate above
-what the calibration burst showed Cadenza can sustain runs for a shorter time (noted), so
-that a backlog that only grows does not outlast the mode's time box.
+each percentile over repeats, and plots the distribution of the last repeat.
+
+The issue asks for 10, 100 and 1 000 actions/s for 60 s each. That cannot fit the fifteen
+minutes of the whole suite: 60 s x 3 rates x 3 repeats is 9 minutes of load per system, 18
+for Cadenza and one peer, before any lead or backlog (about 21 minutes estimated). So every
+rate runs for the same duration, the longest whole number of seconds (at most 60) whose
+estimated wall time, at the calibrated rate, fits this scenario's share of the time box
+(`BUDGET_S`, `bench.budget.steady_duration_s`); a rate above Cadenza's calibrated rate counts
+its backlog. At the rates measured on the reference VM that is 5-6 s per rate. The notes give
+the duration and what 60 s would have cost.
+
+What is left out, and why:
+
+- only the python runtime. micropython (about 300 actions/s on SQLite here) falls behind at
+  1 000/s and its backlog alone would more than double the scenario's time: with micropython
+  each rate would get 2 s, with micropython and wasm 1 s. Lateness is the engine's claim
+  loop, which every runtime shares; what a runtime adds per run is the sandbox scenario's
+  overhead figure, and its capacity is the throughput scenario's;
+- only the peer configured like Cadenza (WAL, synchronous=NORMAL). Its defaults fsync every
+  removed job and fall behind at 1 000/s; the throughput scenario measures both
+  configurations, and the defaults here would cut every rate to 2-3 s.
+
+Quick mode runs one rate (20/s, 2 s) with the same two systems.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
+from bench.budget import (
+    LONGEST_STEADY_S,
+    PEER_RATE_PER_S,
+    steady_duration_s,
+    steady_total_s,
+)
 from bench.compare import Case, side_by_side
 from bench.context import Context
 from bench.peer import OURS, Peer
 from bench.results import Recorder, ScenarioResult, Status
 from bench.stats import lateness_summary
 from bench.workload import steady
+
+RUNTIME = "python"
+PEER = Peer.TUNED
+#: Seconds of the full suite's fifteen minutes that the steady loads may take.
+BUDGET_S = 170.0
 
 
 def _record(
@@ -27,42 +58,55 @@ def _record(
     recorder.add_samples(case, system, "lateness_ms", lateness_ms)
 
 
-def load_duration_s(
-    rate_per_s: float, duration_s: float, capacity_per_s: float, budget_s: float
-) -> float:
-    """`duration_s`, or less when `rate_per_s` exceeds capacity and the backlog would take longer
-    than `budget_s` to drain (at least half a second of load)."""
-    if rate_per_s <= capacity_per_s:
-        return duration_s
-    return max(0.5, min(duration_s, capacity_per_s * budget_s / rate_per_s))
+def duration_note(
+    rates_per_s: Sequence[float], duration_s: int, capacities_per_s: Sequence[float], ctx: Context
+) -> str:
+    """Say plainly how long each rate ran, and what the issue's 60 s would have cost."""
+    asked_s = steady_total_s(
+        rates_per_s, LONGEST_STEADY_S, capacities_per_s, ctx.repeats, ctx.base_lead_s
+    )
+    ran_s = steady_total_s(rates_per_s, duration_s, capacities_per_s, ctx.repeats, ctx.base_lead_s)
+    return (
+        f"each rate ran for {duration_s} s, not {LONGEST_STEADY_S} s: {LONGEST_STEADY_S} s would "
+        f"take an estimated {asked_s:.0f} s here (this scenario's budget: {BUDGET_S:.0f} s; "
+        f"estimated for {duration_s} s: {ran_s:.0f} s)"
+    )
 
 
 async def run(ctx: Context) -> ScenarioResult:
-    rates = ctx.pick((20,), (10, 100, 200, 1000))
-    duration_s = ctx.pick(2.0, 5.0)
-    budget_s = 6.0
-    runtime = "python"
+    rates = ctx.pick((20,), (10, 100, 1000))
     recorder = Recorder()
     notes: list[str] = []
+    durations: list[int] = []
 
-    def cases(capacity: float) -> Sequence[Case]:
+    def cases(calibrated: Mapping[str, float]) -> Sequence[Case]:
+        capacities = [calibrated[RUNTIME], PEER_RATE_PER_S[PEER]]
+        duration_s = ctx.pick(
+            2, steady_duration_s(rates, capacities, ctx.repeats, BUDGET_S, ctx.base_lead_s)
+        )
+        if ctx.calibrates and duration_s < LONGEST_STEADY_S:
+            notes.append(duration_note(rates, duration_s, capacities, ctx))
+        durations.append(duration_s)
         made = []
         for rate in rates:
-            seconds = load_duration_s(rate, duration_s, capacity, budget_s)
-            if seconds < duration_s:
-                notes.append(f"{rate}/s ran for {seconds:.1f} s instead of {duration_s:.0f} s")
-            shape = steady(runtime, "", rate, seconds, ctx.base_lead_s)
-            made.append(
-                Case(f"sqlite, {rate}/s for {seconds:.3g} s", shape.offsets_s, shape.lead_s)
-            )
+            shape = steady(RUNTIME, "", rate, duration_s, ctx.base_lead_s)
+            label = f"sqlite, {rate}/s for {duration_s} s"
+            made.append(Case(label, shape.offsets_s, shape.lead_s, (RUNTIME,)))
         return made
 
-    notes += await side_by_side(ctx, "sqlite", cases, [runtime], recorder, _record, tenant_count=10)
-    ratios = [ratio for peer in Peer for ratio in recorder.ratios(f"{OURS} ({runtime})", peer)]
+    notes += await side_by_side(
+        ctx, "sqlite", cases, [RUNTIME], recorder, _record, tenant_count=10, peers=[PEER]
+    )
+    ratios = recorder.ratios(f"{OURS} ({RUNTIME})", PEER)
     return ScenarioResult(
         "lateness",
         Status.OK if recorder.figures() else Status.FAILED,
-        params={"rates_per_s": list(rates), "duration_s": duration_s, "runtime": runtime},
+        params={
+            "rates_per_s": list(rates),
+            "duration_s": durations[0] if durations else None,
+            "runtime": RUNTIME,
+            "peer": str(PEER),
+        },
         notes=notes,
         figures=recorder.figures(),
         ratios=ratios,

@@ -1,4 +1,4 @@
-"""The report's arithmetic on known inputs: percentiles, medians, paired ratios, parsing."""
+"""The report's arithmetic on known inputs: percentiles, medians, paired ratios, sandbox JSON."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ import math
 import pytest
 
 from bench.results import Recorder
-from bench.scenarios.lateness import load_duration_s
-from bench.scenarios.preview import parse_output
 from bench.scenarios.sandbox import flatten, unit_of
-from bench.scenarios.throughput import sized
 from bench.stats import downsample, lateness_summary, median, paired_ratios, percentile
 
 
@@ -86,22 +83,6 @@ def test_downsample_keeps_extremes_and_limit() -> None:
     assert downsample([3.0, 1.0], 100) == [1.0, 3.0]
 
 
-def test_preview_output_is_parsed_into_sections() -> None:
-    text = (
-        "preview of 10 occurrences (parse + preview), ms: median p99\n"
-        "  weekdays 9:00 Berlin                        1.12    1.92\n"
-        "next_after on a parsed schedule (the engine's per-run call), ms: median p99\n"
-        "  weekdays 9:00 Berlin                        0.11    6.54\n"
-        "pathological rule rejected, ms: median p99\n"
-        "  minutely Feb 30                             9.01   11.47\n"
-    )
-    assert parse_output(text) == [
-        ("preview of 10 occurrences", "weekdays 9:00 Berlin", 1.12, 1.92),
-        ("next_after on a parsed schedule", "weekdays 9:00 Berlin", 0.11, 6.54),
-        ("pathological rule rejected", "minutely Feb 30", 9.01, 11.47),
-    ]
-
-
 def test_sandbox_json_numbers_become_figures_with_units() -> None:
     data = {"python": {"overhead_median_ms": 1.5, "runs_per_s": 900, "ok": True}, "cores": 2}
     assert flatten(data) == [
@@ -112,22 +93,3 @@ def test_sandbox_json_numbers_become_figures_with_units() -> None:
     assert unit_of("overhead_p99_ms") == "ms"
     assert unit_of("runs_per_s") == "/s"
     assert unit_of("cores") == ""
-
-
-@pytest.mark.parametrize(
-    ("capacity_per_s", "expected"),
-    [
-        (5000.0, 10_000),  # fast enough: the target as asked
-        (450.0, 2700),  # 450/s x 6 s, rounded down to hundreds
-        (3.0, 100),  # never below 100 actions
-        (math.inf, 10_000),  # not calibrated (quick mode): the target
-    ],
-)
-def test_burst_size_follows_calibrated_capacity(capacity_per_s: float, expected: int) -> None:
-    assert sized(capacity_per_s, 10_000, 6.0) == expected
-
-
-def test_load_above_capacity_is_shortened_but_never_below_half_a_second() -> None:
-    assert load_duration_s(100, 10.0, capacity_per_s=500, budget_s=15) == 10.0
-    assert load_duration_s(1000, 10.0, capacity_per_s=200, budget_s=15) == 3.0
-    assert load_duration_s(1000, 10.0, capacity_per_s=20, budget_s=15) == 0.5
