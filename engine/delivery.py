@@ -5,6 +5,12 @@ Signature: header `X-Cadenza-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(sec
 "<t>.<body>")>`; the receiver recomputes it with the tenant's webhook secret and rejects old
 timestamps. URLs resolving to loopback, private, link-local or reserved addresses are refused
 unless the operator allows them (`allow_private_webhooks`).
+
+The host is resolved once per attempt and the request is sent to the address that was
+checked, with the URL's Host header and, over TLS, its name for SNI and certificate
+verification: a DNS answer that changes between the check and the connection (DNS rebinding)
+cannot redirect the request. So connections are not kept alive (one could otherwise serve a
+later request to another host name on the same address) and proxy variables are ignored.
 """
 
 from __future__ import annotations
@@ -17,9 +23,9 @@ import json
 import logging
 import socket
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -59,27 +65,56 @@ def body_of(event: Mapping[str, Any]) -> bytes:
     return json.dumps(document, separators=(",", ":")).encode()
 
 
-async def check_url(url: str, allow_private: bool) -> None:
-    """Refuse non-HTTP URLs and, unless allowed, hosts resolving to non-public addresses."""
-    parts = urlsplit(url)
-    if parts.scheme not in {"http", "https"} or not parts.hostname:
-        raise WebhookRefused(f"webhook URL {url!r} is not an http(s) URL")
-    if allow_private:
-        return
-    port = parts.port or (443 if parts.scheme == "https" else 80)
+@dataclass(frozen=True)
+class Pinned:
+    """A webhook request bound to the address that was checked."""
+
+    url: httpx.URL
+    """The URL with its host replaced by the address."""
+    host: str
+    """The original URL's host (IDNA), for SNI and the certificate check."""
+    host_header: str
+    """The original URL's host and port, as the Host header."""
+
+
+async def pin(url: str, allow_private: bool) -> Pinned:
+    """Resolve the URL's host once; refuse non-HTTP URLs and, unless allowed, a host with any
+    non-public address. Raises OSError when the host does not resolve (worth retrying)."""
     try:
-        infos = await asyncio.get_running_loop().getaddrinfo(
-            parts.hostname, port, type=socket.SOCK_STREAM
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise WebhookRefused(f"webhook URL {url!r} is not valid: {exc}") from exc
+    if parsed.scheme not in {"http", "https"} or not parsed.raw_host:
+        raise WebhookRefused(f"webhook URL {url!r} is not an http(s) URL")
+    host = parsed.raw_host.decode("ascii")
+    infos = await asyncio.get_running_loop().getaddrinfo(
+        host, parsed.port or (443 if parsed.scheme == "https" else 80), type=socket.SOCK_STREAM
+    )
+    addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+    private = next((a for a in addresses if not a.is_global), None)
+    if private is not None and not allow_private:
+        raise WebhookRefused(
+            f"{host} resolves to {private}, a private or local address; "
+            "the operator must allow private webhooks to use it"
         )
-    except OSError as exc:
-        raise WebhookRefused(f"cannot resolve {parts.hostname}: {exc}") from exc
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global:
-            raise WebhookRefused(
-                f"{parts.hostname} resolves to {address}, a private or local address; "
-                "the operator must allow private webhooks to use it"
-            )
+    return Pinned(parsed.copy_with(host=str(addresses[0])), host, parsed.netloc.decode("ascii"))
+
+
+async def post_pinned(
+    client: httpx.AsyncClient,
+    pinned: Pinned,
+    body: bytes,
+    headers: Mapping[str, str],
+    timeout_s: float,
+) -> httpx.Response:
+    """POST to the pinned address as if to the original URL's host."""
+    return await client.post(
+        pinned.url,
+        content=body,
+        headers={"Host": pinned.host_header, **headers},
+        timeout=timeout_s,
+        extensions={"sni_hostname": pinned.host},
+    )
 
 
 async def deliver(deps: Deps, client: httpx.AsyncClient, event: Mapping[str, Any]) -> str:
@@ -121,18 +156,19 @@ async def _post(
 ) -> str | None:
     """POST the event; None on a 2xx answer, else what went wrong."""
     try:
-        await check_url(url, deps.config.allow_private_webhooks)
+        async with asyncio.timeout(deps.config.webhook_timeout_s):
+            pinned = await pin(url, deps.config.allow_private_webhooks)
         body = body_of(event)
         headers = {
             "Content-Type": "application/json",
             SIGNATURE_HEADER: sign(event["webhook_secret"], int(now.timestamp()), body),
             "X-Cadenza-Event-Id": str(event["id"]),
         }
-        response = await client.post(
-            url, content=body, headers=headers, timeout=deps.config.webhook_timeout_s
-        )
+        response = await post_pinned(client, pinned, body, headers, deps.config.webhook_timeout_s)
     except WebhookRefused as exc:
         return f"{REFUSED}{exc}"
+    except OSError as exc:  # includes the resolver's timeout
+        return f"cannot resolve the webhook host: {type(exc).__name__}: {exc}"[:500]
     except httpx.HTTPError as exc:
         return f"{type(exc).__name__}: {exc}"[:500]
     if 200 <= response.status_code < 300:
@@ -150,8 +186,17 @@ async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
     return len(due)
 
 
+def new_client() -> httpx.AsyncClient:
+    """A client for pinned requests: no redirects, no proxies, no connection kept alive."""
+    return httpx.AsyncClient(
+        follow_redirects=False,
+        trust_env=False,
+        limits=httpx.Limits(max_keepalive_connections=0),
+    )
+
+
 async def delivery_loop(deps: Deps) -> None:
-    async with httpx.AsyncClient(follow_redirects=False) as client:
+    async with new_client() as client:
         while True:
             try:
                 if await deliver_due(deps, client):

@@ -1,0 +1,200 @@
+"""Webhooks go to the address that was checked (no DNS rebinding between the check and the
+connection), as if to the URL's host: its Host header, and over TLS its name for SNI and the
+certificate check. A host name resolving to loopback is refused unless allowed."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import socket
+import ssl
+import subprocess
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+from waiting import eventually
+
+from engine.clock import ManualClock
+from engine.config import EngineConfig
+from engine.delivery import SIGNATURE_HEADER, new_client, pin, post_pinned
+from engine.service import EngineService
+from engine.store.tables import events
+from sandbox import Sandbox
+from tenants.tables import tenants
+
+EMITTER = "def main(ctx):\n    ctx.emit('invoice.due', {'amount': 42})\n"
+#: What `localhost` resolves to first: the address a pinned request must go to.
+LOCALHOST = socket.getaddrinfo("localhost", None, type=socket.SOCK_STREAM)[0][4][0]
+
+
+class Receiver:
+    """A real HTTP(S) server on one address that accepts every POST and keeps it, with the
+    client's port (one per connection)."""
+
+    def __init__(self, address: str, tls: ssl.SSLContext | None) -> None:
+        received: list[tuple[dict[str, str], bytes, int]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # keeps connections alive unless the client closes
+
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                received.append((dict(self.headers), body, self.client_address[1]))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                """Quiet."""
+
+        class Server(ThreadingHTTPServer):
+            address_family = socket.AF_INET6 if ":" in address else socket.AF_INET
+
+        self.received = received
+        self.server = Server((address, 0), Handler)
+        if tls is not None:
+            self.server.socket = tls.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_port
+
+
+@contextmanager
+def receiving(address: str, tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
+    receiver = Receiver(address, tls)
+    thread = threading.Thread(target=receiver.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield receiver
+    finally:
+        receiver.server.shutdown()
+        receiver.server.server_close()
+        thread.join()
+
+
+async def _deliver_once(
+    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock, url: str
+) -> tuple[str, dict[str, object]]:
+    """Point the tenant's webhook at `url`, run one emitting action, return the secret and
+    the event after its first delivery attempt."""
+    async with db.begin() as conn:
+        await conn.execute(update(tenants).where(tenants.c.id == tenant_id).values(webhook_url=url))
+        secret = (
+            await conn.execute(select(tenants.c.webhook_secret).where(tenants.c.id == tenant_id))
+        ).scalar_one()
+    await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
+    await service.start()
+
+    async def attempted() -> dict[str, object] | None:
+        async with db.connect() as conn:
+            event = (await conn.execute(select(events))).mappings().first()
+        return dict(event) if event is not None and event["delivery_attempts"] else None
+
+    return str(secret), await eventually(attempted)
+
+
+@pytest.fixture
+async def private_allowed(
+    db: AsyncEngine, sandbox: Sandbox, engine_config: EngineConfig, clock: ManualClock
+) -> AsyncIterator[EngineService]:
+    config = replace(engine_config, allow_private_webhooks=True, webhook_timeout_s=5)
+    service = EngineService(db, sandbox, config, clock)
+    try:
+        yield service
+    finally:
+        await service.stop()
+
+
+async def test_host_name_is_resolved_once_and_sent_as_host_header(
+    db: AsyncEngine, private_allowed: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    with receiving(LOCALHOST) as receiver:
+        url = f"http://localhost:{receiver.port}/hook"
+        pinned = await pin(url, allow_private=True)
+        secret, event = await _deliver_once(db, private_allowed, tenant_id, clock, url)
+    assert (pinned.url.host, pinned.host_header) == (LOCALHOST, f"localhost:{receiver.port}")
+    assert event["delivery_status"] == "delivered", event["last_error"]
+    [(headers, body, _)] = receiver.received
+    assert headers["Host"] == f"localhost:{receiver.port}"
+    assert headers["X-Cadenza-Event-Id"] == str(event["id"])
+    timestamp, signature = (part.split("=", 1)[1] for part in headers[SIGNATURE_HEADER].split(","))
+    expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    assert hmac.compare_digest(signature, expected.hexdigest())
+
+
+async def test_host_name_resolving_to_loopback_is_refused_unless_allowed(
+    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    with receiving(LOCALHOST) as receiver:
+        _, event = await _deliver_once(
+            db, service, tenant_id, clock, f"http://localhost:{receiver.port}/hook"
+        )
+        await service.stop()
+    assert event["delivery_status"] == "failed"
+    assert f"localhost resolves to {LOCALHOST}, a private or local address" in str(
+        event["last_error"]
+    )
+    assert receiver.received == []
+
+
+async def test_unresolvable_host_is_retried_not_refused(
+    db: AsyncEngine, private_allowed: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    _, event = await _deliver_once(
+        db, private_allowed, tenant_id, clock, "http://cadenza-test.invalid/hook"
+    )
+    assert event["delivery_status"] == "pending"
+    assert str(event["last_error"]).startswith("cannot resolve the webhook host")
+
+
+@pytest.fixture(scope="module")
+def localhost_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A self-signed certificate for the name `localhost` only, not for any address."""
+    where = tmp_path_factory.mktemp("tls")
+    cert, key = where / "cert.pem", where / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=DNS:localhost"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    return cert, key
+
+
+async def test_tls_is_verified_for_the_host_name_at_the_pinned_address(
+    localhost_cert: tuple[Path, Path],
+) -> None:
+    cert, key = localhost_cert
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server_tls.load_cert_chain(cert, key)
+    trusting = ssl.create_default_context(cafile=str(cert))
+    with receiving(LOCALHOST, server_tls) as receiver:
+        pinned = await pin(f"https://localhost:{receiver.port}/hook", allow_private=True)
+        async with httpx.AsyncClient(verify=trusting, trust_env=False) as client:
+            response = await post_pinned(client, pinned, b"{}", {}, timeout_s=10)
+        # The same address without the name fails: the certificate names no address.
+        async with httpx.AsyncClient(verify=trusting, trust_env=False) as client:
+            with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                await client.post(str(pinned.url), content=b"{}", timeout=10)
+    assert pinned.url.host == LOCALHOST
+    assert response.status_code == 204
+    assert [headers["Host"] for headers, _, _ in receiver.received] == [
+        f"localhost:{receiver.port}"
+    ]
+
+
+async def test_delivery_client_opens_a_connection_per_request() -> None:
+    """A kept-alive connection to an address could carry a later request for another host
+    name on it, past that name's check."""
+    with receiving(LOCALHOST) as receiver:
+        pinned = await pin(f"http://localhost:{receiver.port}/hook", allow_private=True)
+        async with new_client() as client:
+            for _ in range(2):
+                response = await post_pinned(client, pinned, b"{}", {}, timeout_s=10)
+                assert response.status_code == 204
+    assert len({port for _, _, port in receiver.received}) == 2
