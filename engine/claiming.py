@@ -83,7 +83,7 @@ async def apply(
         by_verdict[decision.verdict].append((row, decision))
     to_run = [row for row, _ in by_verdict[Verdict.RUN]]
     lease_s = config.lease_s + max((_timeout_s(r) for r in to_run), default=0)
-    won = await queue.claim(conn, to_run, config.node_name, now, now + timedelta(seconds=lease_s))
+    won = await queue.claim(conn, to_run, config.node_name, now + timedelta(seconds=lease_s))
     finished = await _finish(conn, by_verdict[Verdict.SKIP], "skipped", now)
     expired = await _finish(conn, by_verdict[Verdict.EXPIRE], "expired", now)
     chained = [

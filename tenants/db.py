@@ -19,6 +19,7 @@ from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from tenants.errors import DatabaseUnavailable, DatabaseUrlError
+from tenants.sqlite_driver import OneCrossingDBAPI
 
 DEFAULT_URL = "sqlite+aiosqlite:///./cadenza.db"
 SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -101,7 +102,9 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
     if is_sqlite(parsed):
         check_sqlite_writable(parsed)
         timeout_s = SQLITE_BUSY_TIMEOUT_MS / 1000
-        engine = create_async_engine(parsed, connect_args={"timeout": timeout_s})
+        engine = create_async_engine(
+            parsed, connect_args={"timeout": timeout_s}, module=OneCrossingDBAPI()
+        )
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(

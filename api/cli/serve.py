@@ -10,6 +10,7 @@ from api.app import create_app, engine_config
 from api.cli.common import (
     configure_logging,
     db_option,
+    freeze_startup_heap,
     log_format_option,
     open_migrated,
     run_async,
@@ -69,6 +70,7 @@ async def serve(
                 f"http://{settings.host}:{settings.port}/ (admin UI at /ui/, API docs at /docs)"
             )
             await service.start()
+            freeze_startup_heap()
             try:
                 await server.serve()
             finally:

@@ -13,6 +13,7 @@ from api.app import engine_config
 from api.cli.common import (
     configure_logging,
     db_option,
+    freeze_startup_heap,
     log_format_option,
     open_migrated,
     run_async,
@@ -50,6 +51,7 @@ async def worker(database_url: str | None, no_tenant_leases: bool, log_format: s
             config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
             service = EngineService(db, sandbox, config)
             await service.start()
+            freeze_startup_heap()
             click.echo(
                 f"worker {settings.node_name} running on {describe_url(settings.database_url)}",
             )

@@ -1,8 +1,10 @@
 """The loop's statements: fetch due work, claim it, finish it, chain the next occurrence.
 
-Claims are set-based optimistic locks: `UPDATE … WHERE id IN (…) AND status='pending' AND
-due_at <= now RETURNING id, version` — a row another node claimed first is simply not returned.
-Completions hold only while the claim does: `(id, version)` must still be the claimed pair.
+Claims are set-based optimistic locks: `UPDATE … WHERE (id, version) IN (…) AND
+status='pending' RETURNING id, version` — a row another node claimed first, or that changed
+since it was read, is simply not returned (every change of an action, its due time included,
+moves its version on). Completions hold only while the claim does: `(id, version)` must still
+be the claimed pair.
 """
 
 from __future__ import annotations
@@ -78,19 +80,28 @@ async def fetch_upcoming(
 
 
 def _as_read(rows: Sequence[Mapping[str, Any]]) -> Any:
-    """Rows exactly as they were read: same id and version (the optimistic lock)."""
-    return tuple_(actions.c.id, actions.c.version).in_([(r["id"], r["version"]) for r in rows])
+    """Rows exactly as they were read: same id and version (the optimistic lock). The plain
+    `id IN` is what lets SQLite look rows up by primary key: for a row-value IN alone it
+    scans an index over every pending action instead (quadratic in a burst)."""
+    pairs = [(r["id"], r["version"]) for r in rows]
+    return actions.c.id.in_([i for i, _ in pairs]) & tuple_(actions.c.id, actions.c.version).in_(
+        pairs
+    )
+
+
+def _read_as(name: str) -> Any:
+    """`_as_read` with the pairs bound at execution as `<name>` and their ids as
+    `<name>_ids`, for statements built once."""
+    return actions.c.id.in_(bindparam(f"{name}_ids", expanding=True)) & tuple_(
+        actions.c.id, actions.c.version
+    ).in_(bindparam(name, expanding=True))
 
 
 #: Claim statements are built once: building and keying one costs ~0.25 ms, as much as running
 #: it on SQLite, and the loop claims at every due time.
 _CLAIM = (
     update(actions)
-    .where(
-        tuple_(actions.c.id, actions.c.version).in_(bindparam("c_read", expanding=True)),
-        actions.c.status == "pending",
-        actions.c.due_at <= bindparam("c_now", type_=actions.c.due_at.type),
-    )
+    .where(_read_as("c_read"), actions.c.status == "pending")
     .values(
         status="running",
         version=actions.c.version + 1,
@@ -106,16 +117,16 @@ async def claim(
     conn: AsyncConnection,
     rows: Sequence[Mapping[str, Any]],
     node: str,
-    now: datetime,
     lease_until: datetime,
 ) -> dict[int, int]:
-    """Claim the actions read as `rows` if they are still pending, due and unchanged since:
-    {id: claimed version} of those won (a row another node claimed first is not returned)."""
+    """Claim the actions read as `rows` (the caller picks due ones) if they are still pending
+    and unchanged since: {id: claimed version} of those won (a row another node claimed
+    first is not returned)."""
     if not rows:
         return {}
     params = {
         "c_read": [(r["id"], r["version"]) for r in rows],
-        "c_now": now,
+        "c_read_ids": [r["id"] for r in rows],
         "c_node": node,
         "c_lease_until": lease_until,
     }
@@ -145,7 +156,7 @@ async def finish_pending(
 _HOLD = (
     update(actions)
     .where(
-        tuple_(actions.c.id, actions.c.version).in_(bindparam("h_claims", expanding=True)),
+        _read_as("h_claims"),
         actions.c.status == "running",
     )
     .values(version=actions.c.version + 1)
@@ -157,7 +168,7 @@ async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
     """Of the (id, version) claims, those still held; their version moves on (the claim ends)."""
     if not claims:
         return set()
-    params = {"h_claims": list(claims.items())}
+    params = {"h_claims": list(claims.items()), "h_claims_ids": list(claims)}
     return {row.id for row in await conn.execute(_HOLD, params)}
 
 

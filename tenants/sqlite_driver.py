@@ -1,0 +1,138 @@
+"""SQLite for SQLAlchemy's async engine in one thread crossing per statement.
+
+aiosqlite runs each connection on its own thread. SQLAlchemy's adapter crosses from the event
+loop to that thread and back four times per statement (make a cursor, execute, fetch, close)
+and once more for every commit and rollback, even when no transaction is open (each pooled
+connection is rolled back when it is returned). A crossing costs ~30-50 µs of CPU (a futex
+wake one way, a self-pipe write and an epoll wake-up the other); the engine's hot path made
+~74 of them per action, most of its CPU per action at low load.
+
+Here a statement is one crossing: the connection's thread makes a cursor, executes, fetches
+every row and closes it; the event loop then serves description, rowcount and rows from
+memory. A commit or rollback with no transaction open is no crossing at all.
+
+This leans on two private parts of aiosqlite (`Connection._execute`, which queues a function
+for the connection's thread, and `Connection._conn`, the sqlite3 connection); the lower bound
+in pyproject.toml pins a version that has both, and every database test runs through here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import deque
+from typing import Any
+
+import aiosqlite
+from sqlalchemy.dialects.sqlite.aiosqlite import (
+    AsyncAdapt_aiosqlite_connection,
+    AsyncAdapt_aiosqlite_cursor,
+    AsyncAdapt_aiosqlite_dbapi,
+)
+from sqlalchemy.util.concurrency import await_
+
+#: (description, rows, rowcount, lastrowid) of one executed statement.
+_Executed = tuple[Any, list[Any], int, int | None]
+
+
+def _execute(
+    connection: sqlite3.Connection, operation: str, parameters: Any, many: bool
+) -> _Executed:
+    """On the connection's thread: run one statement to completion. Rows are fetched before
+    rowcount is read: for a statement with RETURNING, sqlite3 counts rows as they are read."""
+    cursor = connection.cursor()
+    try:
+        if many:
+            cursor.executemany(operation, parameters)
+        elif parameters is None:
+            cursor.execute(operation)
+        else:
+            cursor.execute(operation, parameters)
+        description = cursor.description
+        rows = cursor.fetchall() if description else []
+        return description, rows, cursor.rowcount, cursor.lastrowid
+    finally:
+        cursor.close()
+
+
+class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
+    """A cursor that exists only on the event loop's side: each statement is executed,
+    fetched and closed on the connection's thread in one call."""
+
+    __slots__ = ("_description", "_lastrowid", "_rowcount")
+
+    def __init__(self, adapt_connection: AsyncAdapt_aiosqlite_connection) -> None:
+        self._description: Any = None
+        self._rowcount = -1
+        self._lastrowid: int | None = None
+        super().__init__(adapt_connection)
+
+    def _make_new_cursor(self, connection: Any) -> Any:
+        return None
+
+    def _aenter_cursor(self, cursor: Any) -> Any:
+        return None
+
+    @property
+    def description(self) -> Any:
+        return self._description
+
+    @property
+    def rowcount(self) -> int:
+        return self._rowcount
+
+    @property
+    def lastrowid(self) -> int | None:  # type: ignore[override]
+        return self._lastrowid
+
+    async def _run(self, operation: str, parameters: Any, many: bool) -> None:
+        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        executed = await connection._execute(
+            _execute, connection._conn, operation, parameters, many
+        )
+        self._description, rows, self._rowcount, self._lastrowid = executed
+        self._rows = deque(rows)
+
+    async def _execute_async(self, operation: Any, parameters: Any) -> None:
+        await self._run(operation, parameters, many=False)
+
+    async def _executemany_async(self, operation: Any, seq_of_parameters: Any) -> None:
+        await self._run(operation, seq_of_parameters, many=True)
+
+    async def _async_soft_close(self) -> None:
+        """Nothing to close: the sqlite3 cursor was closed on the connection's thread."""
+
+    def close(self) -> None:
+        self._rows.clear()
+
+
+class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
+    __slots__ = ()
+
+    _cursor_cls = _OneCrossingCursor
+
+    def _in_transaction(self) -> bool:
+        """Read on the loop's thread while the connection's thread is idle (statements of one
+        connection are awaited one after the other): a plain read of SQLite's autocommit flag."""
+        connection: sqlite3.Connection | None = self._connection._connection
+        return connection is not None and connection.in_transaction
+
+    def rollback(self) -> None:
+        if self._in_transaction():
+            super().rollback()
+
+    def commit(self) -> None:
+        if self._in_transaction():
+            super().commit()
+
+
+class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
+    """The DB-API module SQLAlchemy's aiosqlite dialect is given (`create_async_engine(...,
+    module=OneCrossingDBAPI())`)."""
+
+    def __init__(self) -> None:
+        super().__init__(aiosqlite, sqlite3)
+
+    def connect(self, *arg: Any, **kw: Any) -> _OneCrossingConnection:
+        connection = aiosqlite.connect(*arg, **kw)
+        connection._thread.daemon = True  # as SQLAlchemy's own adapter does
+        return _OneCrossingConnection(self, await_(connection))
