@@ -1,96 +1,170 @@
 """The MicroPython program that hosts a tenant's script inside the WASI interpreter.
 
-`BOOT` is the only source the interpreter compiles on every run: it asks the host to copy a
-read-only filesystem image (`micropython_rom`) into a buffer it allocated, mounts it and
-imports `PRELUDE` from it as bytecode, precompiled once per process by `mpy-cross`.
-Compiling the prelude from source cost ~4 M fuel (~0.7 ms) per run; loading its bytecode
-costs a fraction. The prelude then unmounts the image, fetches the script and the context
-over the host-call channel (`host.call(name, json)`, answered by `micropython_runtime`),
-compiles the script, builds `ctx`, calls `main(ctx)` and reports the result (JSON-encoded
-inside the guest, under the guest's limits) or the error with its line. Calls named `__...`
-belong to the prelude; everything else is the tenant's host API. `print` is routed over the
-same channel (WASI stdout is not connected at all), so output is capped as it is written.
+MicroPython compiles source slowly (a 1 300-character prelude cost ~4 M fuel, ~0.7 ms, per
+run) and parses JSON slowly (~750 fuel a character), so a run does little of either:
 
-Names in `PRELUDE` are short because each global, attribute and argument name is interned
-when the bytecode loads (locals are free); the readable version of each piece is the python
-runtime's `scriptapi.py`.
+- `BOOT`, the only source compiled on every run, allocates a zeroed buffer and passes it as
+  the payload of `host.call('__rom', buffer)`. The host overwrites it with a read-only
+  filesystem image holding `PRELUDE` as bytecode (`micropython_rom`, compiled once per process
+  by `mpy-cross`) plus one mode byte, and answers with the script's source as plain text.
+  The boot code mounts the image on a directory already on `sys.path` and imports the prelude.
+- The prelude unmounts the image, compiles the script, marks it compiled in the mode byte (the
+  host reads the mark only if a trap ends the run: a trap before it is a compile failure), runs
+  its top level, then `main(ctx)`, and reports the result (JSON-encoded inside the guest, under
+  the guest's limits) with `__result_json`, or the error and its line. `ctx` fetches the
+  context (`__context`) the first time the script reads an attribute of it.
+
+A trivial run makes two host calls. Calls named `__...` belong to the prelude; everything else
+is the tenant's host API. Answers are JSON: `[value]`, or the refusal's message as a string,
+or `1` when the answer did not fit the room offered and must be fetched with `__again`.
+`print` is routed over the same channel (WASI stdout is not connected at all), so output is
+capped as it is written.
+
+Loading bytecode interns each global, attribute, argument, function and class name and each
+short string (~7 000 fuel each, unless it is one of MicroPython's static qstrs such as `get`,
+`value`, `key`, `print` or `main`), so `PRELUDE` reuses names; locals are free. The readable
+reference for each piece is the python runtime's `scriptapi.py`.
 """
 
-#: The module name the prelude is imported as, and where its image is mounted meanwhile.
+#: The module name the prelude is imported as.
 MODULE = "cadenza"
-MOUNT = "/cadenza"
+#: Where its image is mounted while it is imported: a directory already on `sys.path`.
+MOUNT = "/usr/lib/micropython"
 
-BOOT = f"""import host,vfs,sys,uctypes
-b=bytearray({{size}})
-host.call('__rom',str(uctypes.addressof(b)))
-vfs.mount(vfs.VfsRom(b),'{MOUNT}')
-sys.path.insert(0,'{MOUNT}')
+BOOT = f"""import host,vfs
+_=bytes({{size}})
+value=host.call('__rom',_)
+vfs.mount(vfs.VfsRom(_),'{MOUNT}')
 import {MODULE}
 """
 
-PRELUDE = f"""
-import host,json,sys,vfs
-sys.path.pop(0)
-vfs.umount('{MOUNT}')
-H=host.call
-D=json.dumps
-L=json.loads
-def C(o,*a):
- r=L(H(o,D(a)))
- if'again'in r:r=L(H('__again','[]'))
- if'error'in r:raise HostError(r['error'])
- return r.get('value')
-class HostError(Exception):pass
+PRELUDE = r"""
+import host, json, uctypes, vfs, __main__
+
+vfs.umount("@MOUNT@")
+
+send = host.call
+dumps = json.dumps
+loads = json.loads
+
+
+class HostError(Exception):
+    pass
+
+
+# A host API call: answers are [value], an error message, or 1 (held back: fetch it).
+def call(key, *args):
+    value = loads(send(key, dumps(args)))
+    if value == 1:
+        value = loads(send("__again", ""))
+    if isinstance(value, str):
+        raise HostError(value)
+    return value[0]
+
+
 class K:
- def get(s,k,d=None):
-  v=C('kv_get',k)
-  return d if v is None else v
- def set(s,k,v):C('kv_set',k,v)
- def delete(s,k):C('kv_delete',k)
- def keys(s,p=''):return C('kv_keys',p)
-class R:pass
+    def get(self, key, value=None):
+        found = call("kv_get", key)
+        return value if found is None else found
+
+    def set(self, key, value):
+        call("kv_set", key, value)
+
+    def delete(self, key):
+        call("kv_delete", key)
+
+    def keys(self, key=""):
+        return call("kv_keys", key)
+
+
+# ctx and ctx.rule: attributes are read from `_`, the context fetched on first use.
 class X:
- def emit(s,t,p=None):C('emit',t,p)
- def log(s,*v):C('log',' '.join(x if isinstance(x,str)else repr(x)for x in v))
-def P(*v,sep=' ',end='\\n'):H('__print',D([sep.join(str(x)for x in v)+end]))
-def E(k,e):
- import io
- b=io.StringIO()
- sys.print_exception(e,b)
- n=None
- for t in b.getvalue().split('\\n'):
-  if'"<script>", line 'in t:n=int(t.split('"<script>", line ')[1].split(',')[0])
- C(k,b.getvalue().strip().split('\\n')[-1],n)
-def Z():
- import gc
- gc.collect()
- H('__memory','[]')
-def M():
- s,m,w=C('__source')
- try:c=compile(s,'<script>','exec')
- except MemoryError:
-  s=None
-  return Z()
- except BaseException as e:return E('__rejected',e)
- s=None
- H('__compiled','[]')
- g={{'__name__':'script','HostError':HostError,'print':P}}
- try:
-  exec(c,g)
-  f=g.get('main')
-  if not callable(f):return C('__nomain')
-  if m=='validate':return C('__result')
-  x=X();x.kv=K();x.rule=R()
-  for a,b in w.items():
-   if a!='rule':setattr(x,a,b)
-  for a,b in w['rule'].items():setattr(x.rule,a,b)
-  r=f(x)
- except MemoryError:
-  g=c=None
-  return Z()
- except BaseException as e:return E('__failed',e)
- try:t=D(r)
- except BaseException as e:return C('__notjson',type(r).__name__,str(e))
- H('__result_json',t)
-M()
-"""
+    def __getattr__(self, key):
+        found = self._
+        if callable(found):
+            found = self._ = found()
+        if key in found:
+            return found[key]
+        raise AttributeError(key)
+
+    def emit(self, type, value=None):
+        call("emit", type, value)
+
+    def log(self, *args):
+        parts = []
+        for value in args:
+            parts.append(value if isinstance(value, str) else repr(value))
+        call("log", " ".join(parts))
+
+
+def values():
+    found = call("__context")
+    rule = X()
+    rule._ = found["rule"]
+    found["rule"] = rule
+    found["kv"] = K()
+    return found
+
+
+def print(*args, sep=" ", end="\n"):
+    send("__print", dumps([sep.join(map(str, args)) + end]))
+
+
+# Reports the error's last line and its line in the script.
+def write(key, value):
+    import io, sys
+
+    text = io.StringIO()
+    sys.print_exception(value, text)
+    line = None
+    for part in text.getvalue().split("\n"):
+        if '"<script>", line ' in part:
+            line = int(part.split('"<script>", line ')[1].split(",")[0])
+    call(key, text.getvalue().strip().split("\n")[-1], line)
+
+
+def collect(value):
+    import gc
+
+    gc.collect()
+    send("__memory", dumps([value]))
+
+
+# Compiles the script (marking it compiled), runs its top level, then main(ctx). Its frame
+# stays small: a large one lives on the heap, where the collector of this build misses it.
+def main():
+    buffer = __main__._
+    try:
+        code = compile(__main__.value, "<script>", "exec")
+    except MemoryError:
+        __main__.value = None
+        return collect(0)
+    except BaseException as value:
+        return write("__rejected", value)
+    __main__.value = None
+    uctypes.bytearray_at(uctypes.addressof(buffer) + len(buffer) - 1, 1)[0] |= 1
+    scope = {"__name__": "script", "HostError": HostError, "print": print}
+    try:
+        exec(code, scope)
+        code = scope.get("main")
+        if not callable(code):
+            return call("__nomain")
+        if buffer[-1] == 3:
+            return call("__result")
+        buffer = X()
+        buffer._ = values
+        buffer = code(buffer)
+    except MemoryError:
+        scope = code = None
+        return collect(1)
+    except BaseException as value:
+        return write("__failed", value)
+    try:
+        code = dumps(buffer)
+    except BaseException as value:
+        return call("__notjson", type(buffer).__name__, str(value))
+    send("__result_json", code)
+
+
+main()
+""".replace("@MOUNT@", MOUNT)

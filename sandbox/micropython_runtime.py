@@ -37,7 +37,7 @@ HOST_RESULT_BYTES = 96 * 1024
 #: The room offered first: a larger answer is held back and the prelude fetches it with
 #: `__again`, offered exactly its size (96 KiB of room for every call cost ~0.1 ms per run).
 FIRST_ROOM_BYTES = 1024
-_AGAIN = b'{"again":1}'
+_AGAIN = b"1"
 MAX_SCRIPT_BYTES = 48 * 1024
 #: More than the whole guest heap: anything larger is not a real call.
 MAX_PAYLOAD_BYTES = 2 * 1024 * 1024
@@ -134,13 +134,17 @@ class MicroPythonRuntime:
         assert self._module is not None, "MicroPythonRuntime.start() was not awaited"
         limits, run = guest.limits, guest.run
         store, fuel = self._engine.new_store(limits, guest.deadline_s)
-        store.set_wasi(_wasi_config(len(self._image)))
+        store.set_wasi(_wasi_config(len(self._image) + 1))
         guest.store = store
         instance: wasmtime.Instance | None = None
 
+        def memory() -> wasmtime.Memory | None:
+            found = instance.exports(store).get("memory") if instance else None
+            return found if isinstance(found, wasmtime.Memory) else None
+
         def size_bytes() -> int:
-            memory = instance.exports(store).get("memory") if instance else None
-            return memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
+            found = memory()
+            return found.data_len(store) if found else 0
 
         cpu_start_s = time.thread_time()
         with guest:
@@ -152,7 +156,8 @@ class MicroPythonRuntime:
             except wasmtime.ExitTrap:
                 pass  # the prelude has reported; if not, `_unreported` below decides
             except Exception as exc:
-                run.status, run.error = _classify(guest, exc, size_bytes())
+                compiled = guest.has_compiled(store, memory())
+                run.status, run.error = _classify(guest, exc, size_bytes(), compiled)
         guest.store = None  # no cycle may keep the store (and its WASI callbacks) alive
         run.fuel = fuel - store.get_fuel()
         run.cpu_s = time.thread_time() - cpu_start_s
@@ -165,7 +170,7 @@ class MicroPythonRuntime:
 
 class _MicroPythonRun(GuestRun):
     """A GuestRun that also knows the script, the mode, the prelude image (until it is
-    copied into the guest) and the prelude's progress."""
+    copied into the guest) and where the prelude marks that the script compiled."""
 
     def __init__(
         self,
@@ -178,47 +183,55 @@ class _MicroPythonRun(GuestRun):
         image: bytes,
     ) -> None:
         super().__init__(run, session, context, loop)
-        self.source = source
+        self.source = source.encode()
         self.mode = mode
         self.image: bytes | None = image
         self.held: bytes | None = None
-        self.compiled = False
+        self.compiled_at: int | None = None
 
     def result_room(self) -> int:
         """How much room the guest allocates for the next host call's answer."""
+        if self.image is not None:  # the next call is the boot code's `__rom`
+            return len(self.source)
         return FIRST_ROOM_BYTES if self.held is None else len(self.held)
 
-    def respond(
-        self, caller: wasmtime.Caller, memory: wasmtime.Memory, name: str, payload: bytes, room: int
-    ) -> bytes:
-        """The JSON answer to one host call. One too large for `room` (but not for
-        HOST_RESULT_BYTES) is held back, and `{"again":1}` tells the prelude to fetch it."""
+    def respond(self, name: str, payload: bytes, room: int) -> bytes:
+        """The JSON answer to one host call: `[value]`, or the refusal's message as a string.
+        One too large for `room` (but not for HOST_RESULT_BYTES) is held back, and `1` tells
+        the prelude to fetch it with `__again`."""
         held, self.held = self.held, None
         if name == "__again" and held is not None:
             return held
         try:
-            if name == "__rom":
-                response: dict[str, Any] = {"value": self.copy_image(caller, memory, payload)}
-            else:
-                response = {"value": self.answer(name, payload)}
+            response: Any = [self.answer(name, payload)]
         except HostCallRefused as exc:
-            response = {"error": str(exc)}
+            response = str(exc)
         data = json.dumps(response, separators=(",", ":")).encode()
         if room < len(data) <= HOST_RESULT_BYTES:
             self.held = data
             return _AGAIN
         return data
 
-    def copy_image(self, caller: wasmtime.Caller, memory: wasmtime.Memory, payload: bytes) -> None:
-        """`__rom`: write the prelude image into the buffer at the address the boot code sent
-        (the guest's own memory, bounds-checked by wasmtime), once."""
+    def copy_image(
+        self, caller: wasmtime.Caller, memory: wasmtime.Memory, address: int, size_bytes: int
+    ) -> bytes:
+        """`__rom`, once: overwrite the boot code's zeroed buffer, passed as the call's payload,
+        with the prelude image and one byte: the mode (2: validate, 0: run), to which the
+        prelude adds 1 once the script compiled. Answers with the script itself, not JSON:
+        parsing JSON costs MicroPython ~750 fuel a character."""
         image, self.image = self.image, None
-        if image is None:
-            raise HostCallRefused("the prelude is already loaded")
-        try:
-            memory.write(caller, image, int(payload))
-        except (ValueError, IndexError, wasmtime.WasmtimeError):
-            raise self.end(OutcomeStatus.CRASHED, "the prelude could not be loaded") from None
+        if image is None or size_bytes != len(image) + 1:
+            return b'"the prelude is already loaded"'
+        mode = b"\x02" if self.mode == "validate" else b"\x00"
+        memory.write(caller, image + mode, address)
+        self.compiled_at = address + len(image)
+        return self.source
+
+    def has_compiled(self, store: wasmtime.Store, memory: wasmtime.Memory | None) -> bool:
+        """Whether the prelude marked the script compiled (a host call fewer per run: the mark
+        is only read when a trap ends the run)."""
+        at = self.compiled_at
+        return memory is not None and at is not None and memory.read(store, at, at + 1)[0] & 1 == 1
 
     def answer(self, name: str, payload: bytes) -> Any:
         """Serve one `host.call(name, payload)` from the guest."""
@@ -238,13 +251,10 @@ class _MicroPythonRun(GuestRun):
             if stopped is not None:
                 raise stopped
             return None
-        if name == "__source":
-            return [self.source, self.mode, self.context]
+        if name == "__context":
+            return self.context
         if self.stop is not None:
             raise self.end(*self.stop)
-        if name == "__compiled":
-            self.compiled = True
-            return None
         return self._ending(name, args)
 
     def _ending(self, name: str, args: list[Any]) -> None:
@@ -252,7 +262,7 @@ class _MicroPythonRun(GuestRun):
         run = self.run
         if run.status is not None:
             return
-        if name == "__memory" and not self.compiled:
+        if name == "__memory" and args != [1]:
             run.status, run.error = (
                 OutcomeStatus.REJECTED,
                 f"the script cannot be compiled: {_HEAP}",
@@ -292,7 +302,9 @@ class _MicroPythonRun(GuestRun):
                 )
 
 
-def _classify(guest: GuestRun, exc: Exception, memory_bytes: int) -> tuple[OutcomeStatus, str]:
+def _classify(
+    guest: GuestRun, exc: Exception, memory_bytes: int, compiled: bool
+) -> tuple[OutcomeStatus, str]:
     """Like `GuestRun.classify`, knowing two MicroPython facts: its GC heap is fixed at 1 MiB
     and the interpreter faults out of bounds when it runs out (rather than raising), and a
     script whose compilation crashed is rejected. A compilation that runs out of time stays a
@@ -301,8 +313,7 @@ def _classify(guest: GuestRun, exc: Exception, memory_bytes: int) -> tuple[Outco
     code = exc.trap_code if isinstance(exc, wasmtime.Trap) else None
     if code is wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS and guest.stop is None:
         status, message = OutcomeStatus.MEMORY, _HEAP
-    compiling = not getattr(guest, "compiled", True)
-    if compiling and guest.stop is None and status is not OutcomeStatus.TIMEOUT:
+    if not compiled and guest.stop is None and status is not OutcomeStatus.TIMEOUT:
         status, message = OutcomeStatus.REJECTED, f"the script cannot be compiled: {message}"
     return status, message
 
@@ -358,7 +369,10 @@ def _host_call(
         )
     name = bytes(memory.read(caller, name_ptr, name_ptr + name_len)).decode("utf-8", "replace")
     payload = bytes(memory.read(caller, payload_ptr, payload_ptr + payload_len))
-    data = guest.respond(caller, memory, name, payload, out_cap)
+    if name == "__rom":
+        data = guest.copy_image(caller, memory, payload_ptr, payload_len)
+    else:
+        data = guest.respond(name, payload, out_cap)
     if len(data) <= out_cap:
         memory.write(caller, data, out_ptr)
     return len(data)

@@ -7,6 +7,8 @@ from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
+from sandbox.micropython_prelude import MOUNT
+from sandbox.micropython_rom import prelude_image
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -103,20 +105,21 @@ async def test_too_large_host_answer_still_fails_in_the_script(run) -> None:
 
 
 async def test_the_prelude_image_is_copied_once_and_unmounted(run) -> None:
-    """The host writes the prelude into guest memory only for the boot code; afterwards a
-    script cannot have it written anywhere, and the image is no longer mounted."""
-    script = "import host, os, sys\n" + body(
-        "again = host.call('__rom', '0')",
+    """The host writes the prelude into guest memory only for the boot code: a script's buffer
+    of the image's size stays as it was, and the image is no longer mounted."""
+    size = len(prelude_image())
+    script = "import host, os\n" + body(
+        f"buffer = bytes({size})",
+        "answer = host.call('__rom', buffer)",
         "try:",
-        "    os.listdir('/cadenza')",
-        "    listed = True",
+        f"    listed = os.listdir('{MOUNT}')",
         "except OSError:",
-        "    listed = False",
-        "return [again, listed, '/cadenza' in sys.path]",
+        "    listed = None",
+        f"return [answer, buffer == bytes({size}), listed]",
     )
     outcome = await run("micropython", script)
     assert outcome.status is OutcomeStatus.OK, outcome.error
-    assert outcome.result == ['{"error":"the prelude is already loaded"}', False, False]
+    assert outcome.result == ['"the prelude is already loaded"', True, None]
 
 
 async def test_no_state_survives_between_runs(run) -> None:
@@ -131,3 +134,37 @@ async def test_no_state_survives_between_runs(run) -> None:
     second = await run("micropython", script)
     assert first.status is OutcomeStatus.OK and second.status is OutcomeStatus.OK
     assert first.result == second.result == ["None", "None"]
+
+
+async def test_ctx_attributes_come_from_the_context(run) -> None:
+    outcome = await run(
+        "micropython",
+        body(
+            "return [ctx.rule.id, ctx.rule.name, ctx.attempt, ctx.params, ctx.occurrence_id,",
+            "        ctx.scheduled_at, hasattr(ctx, 'missing')]",
+        ),
+    )
+    assert outcome.status is OutcomeStatus.OK, outcome.error
+    assert outcome.result == [
+        "r-1",
+        "daily summary",
+        1,
+        {"threshold": 10},
+        "occ-1",
+        "2026-11-23T09:00:00+00:00",
+        False,
+    ]
+
+
+@pytest.mark.parametrize("where", ["top-level", "main"])
+async def test_a_trap_after_compiling_is_not_a_rejection(run, where: str) -> None:
+    """The prelude marks the script compiled in guest memory; a trap after the mark (here an
+    out-of-bounds write) is the script's failure, not a compile error."""
+    write = "uctypes.bytearray_at(0xFFFFFFF0, 8)[4] = 1"
+    script = (
+        f"import uctypes\n{write}\n" + body("return 1")
+        if where == "top-level"
+        else "import uctypes\n" + body(write)
+    )
+    outcome = await run("micropython", script)
+    assert outcome.status is OutcomeStatus.MEMORY, (outcome.status, outcome.error)
