@@ -1,5 +1,10 @@
 """One task that commits finished runs in batches: whatever finished while the previous batch
-was being written goes into the next transaction (a lone run is committed at once)."""
+was being written, or within `LINGER_S` of the first run waiting, goes into one transaction.
+
+Lingering trades a few milliseconds before a run is recorded (nothing waits on that: the next
+occurrence was planned when the action was claimed) for fewer transactions under a steady
+load, where runs finish one by one: at 200 actions/s a transaction per run was the engine's
+largest cost."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from engine.completion import Completion, commit_batch
 from engine.deps import Deps
 
 log = logging.getLogger("cadenza.engine")
+#: How long the first finished run of a batch waits for others to share its transaction.
+LINGER_S = 0.01
 
 
 class Completer:
@@ -28,6 +35,8 @@ class Completer:
     async def run(self) -> None:
         while True:
             batch = [await self._queue.get()]
+            if self._queue.qsize() + 1 < self._batch_size:
+                await asyncio.sleep(LINGER_S)
             while len(batch) < self._batch_size and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             await self._commit(batch)
