@@ -51,12 +51,13 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
 
 
 class Channel:
-    """The engine's end of one worker socket: one reader registration for the whole run,
-    frames parsed as they arrive, each checked against `limit_bytes` before it is buffered."""
+    """The engine's end of one worker socket: one reader registration for the worker's whole
+    life (registering per run cost two epoll calls a run), frames parsed as they arrive, each
+    checked against the current run's `limit_bytes` before it is buffered."""
 
-    def __init__(self, sock: socket.socket, limit_bytes: int) -> None:
+    def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
-        self._limit_bytes = limit_bytes
+        self._limit_bytes = 0
         self._loop = asyncio.get_running_loop()
         self._buffer = bytearray()
         self._frames: deque[Any] = deque()
@@ -64,6 +65,16 @@ class Channel:
         self._waiter: asyncio.Future[None] | None = None
         sock.setblocking(False)
         self._loop.add_reader(sock.fileno(), self._on_readable)
+
+    @property
+    def is_quiet(self) -> bool:
+        """Nothing arrived since the last run ended and the worker has not hung up: a parked
+        worker only ever waits for its next job."""
+        return not (self._buffer or self._frames or self._error)
+
+    def begin(self, limit_bytes: int) -> None:
+        """A new run: frames beyond `limit_bytes` are refused from now on."""
+        self._limit_bytes = limit_bytes
 
     async def read(self) -> Any:
         """The next frame; EOFError once the worker has closed, FrameError on garbage."""

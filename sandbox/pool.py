@@ -17,14 +17,16 @@ import signal
 import socket
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sandbox.errors import SandboxError
-from sandbox.warm import Binding, WarmPolicy, WarmWorkers, address_space_bytes
+from sandbox.framing import Channel
+from sandbox.warm import Binding, WarmPolicy, WarmWorkers
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 
 
 @dataclass
@@ -42,19 +44,46 @@ class WorkerHandle:
     cpu_limit_s: float = 0.0
     #: Its address space when it was bound, before any tenant code.
     vm_base_bytes: int = 0
+    _channel: Channel | None = field(default=None, repr=False)
+    _statm: int | None = field(default=None, repr=False)
 
     def is_alive(self) -> bool:
         """False once the process has exited (its pidfd turns readable)."""
         return not select.select([self.pidfd], [], [], 0)[0]
+
+    def channel(self) -> Channel:
+        """The engine's end of its socket, made at its first run and kept for its life."""
+        if self._channel is None:
+            self._channel = Channel(self.sock)
+        return self._channel
+
+    def is_quiet(self) -> bool:
+        """Alive, and silent since its last run (see `Channel.is_quiet`)."""
+        return self.is_alive() and (self._channel is None or self._channel.is_quiet)
+
+    def address_space_bytes(self) -> int | None:
+        """Its virtual size (what RLIMIT_AS counts), read from outside through a descriptor
+        kept open (reopening /proc for every run cost more than reading it); None once it
+        is gone."""
+        try:
+            if self._statm is None:
+                self._statm = os.open(f"/proc/{self.pid}/statm", os.O_RDONLY)
+            return int(os.pread(self._statm, 128, 0).split()[0]) * _PAGE_BYTES
+        except (OSError, ValueError, IndexError):
+            return None
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, OSError):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
 
     def close(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
         self.sock.close()
-        with contextlib.suppress(OSError):
-            os.close(self.pidfd)
+        for fd in (self.pidfd, self._statm):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 class WorkerPool:
@@ -105,7 +134,7 @@ class WorkerPool:
         handle = await self._fresh()
         if binding is not None:
             handle.binding = binding
-            handle.vm_base_bytes = address_space_bytes(handle.pid) or 0
+            handle.vm_base_bytes = handle.address_space_bytes() or 0
         return handle
 
     async def _fresh(self) -> WorkerHandle:

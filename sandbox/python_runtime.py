@@ -106,7 +106,8 @@ class PythonRuntime:
         run.pid = handle.pid
         run.started_s = time.monotonic()  # the clock starts with the worker, as the limit does
         frame_bytes = _CODE_FRAME_BYTES + 6 * limits.output_bytes + 2 * limits.result_bytes
-        channel = framing.Channel(handle.sock, frame_bytes)
+        channel = handle.channel()
+        channel.begin(frame_bytes)
         try:
             async with asyncio.timeout(limits.timeout_s):
                 await channel.send(job)
@@ -125,7 +126,6 @@ class PythonRuntime:
         except HostLimitReached as exc:
             return run.ended(exc.status, str(exc), session)
         finally:
-            channel.close()
             self._pool.release(handle, run.worker_report if session is not None else None)
 
     async def _handle(

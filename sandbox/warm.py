@@ -14,7 +14,6 @@ memory limit, and never more than the limit).
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -22,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sandbox.pool import WorkerHandle
 
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 #: Statuses after which a worker may serve its tenant's next run; anything else may have left
 #: it in a bad state (a half-run script, a MemoryError mid-allocation), so it exits.
 REUSABLE_STATUSES = frozenset({"ok", "error"})
@@ -55,15 +53,6 @@ class WarmPolicy:
     max_cpu_s: float = 1.0
 
 
-def address_space_bytes(pid: int) -> int | None:
-    """The process's virtual size (what RLIMIT_AS counts), read from outside; None if gone."""
-    try:
-        with open(f"/proc/{pid}/statm", "rb") as statm:
-            return int(statm.read().split()[0]) * _PAGE_BYTES
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def _cpu_figures(report: dict[str, Any]) -> tuple[float, float] | None:
     """(CPU used, CPU hard limit) from a worker's report; None if malformed (a worker is not
     trusted to send numbers)."""
@@ -91,7 +80,7 @@ class WarmWorkers:
                 continue
             del self._idle[pid]
             timer.cancel()
-            if handle.is_alive() and self._has_cpu_for(handle, cpu_s):
+            if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
         return None
@@ -126,7 +115,7 @@ class WarmWorkers:
             return False
         if handle.runs + 1 >= self._policy.max_runs:
             return False
-        size = address_space_bytes(handle.pid)
+        size = handle.address_space_bytes()
         growth_limit = handle.binding.memory_bytes // 8
         return size is not None and size - handle.vm_base_bytes <= growth_limit
 
