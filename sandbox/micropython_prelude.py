@@ -7,16 +7,19 @@ run) and parses JSON slowly (~750 fuel a character), so a run does little of eit
   the payload of `host.call('__rom', buffer)`. The host overwrites it with a read-only
   filesystem image holding `PRELUDE` as bytecode (`micropython_rom`, compiled once per process
   by `mpy-cross`) plus one mode byte, and answers with the script's source as plain text.
-  The boot code mounts the image on a directory already on `sys.path` and imports the prelude.
-- The prelude unmounts the image, compiles the script, marks it compiled in the mode byte (the
+  The boot code mounts the image (read-only, for the rest of the run: the prelude's bytecode
+  is used in place, and the failure report is imported from it only when a script fails) on
+  a directory already on `sys.path`, and imports the prelude.
+- The prelude compiles the script, marks it compiled in the mode byte (the
   host reads the mark only if a trap ends the run: a trap before it is a compile failure), runs
   its top level, then `main(ctx)`, and reports the result (JSON-encoded inside the guest, under
   the guest's limits) with `__result_json`, or the error and its line. `ctx` fetches the
   context (`__context`) the first time the script reads an attribute of it.
 
 A trivial run makes two host calls. Calls named `__...` belong to the prelude; everything else
-is the tenant's host API. Answers are JSON: `[value]`, or the refusal's message as a string,
-or `1` when the answer did not fit the room offered and must be fetched with `__again`.
+is the tenant's host API (the prelude names the kv operations `get`, `set`, `delete`, `keys`).
+Answers are JSON: `[value]`, or the refusal's message as a string, or `1` when the answer did
+not fit the room offered and must be fetched with `__again`.
 `print` is routed over the same channel (WASI stdout is not connected at all), so output is
 capped as it is written.
 
@@ -26,9 +29,10 @@ short string (~7 000 fuel each, unless it is one of MicroPython's static qstrs s
 reference for each piece is the python runtime's `scriptapi.py`.
 """
 
-#: The module name the prelude is imported as.
+#: The module name the prelude is imported as, and the one that reports failures.
 MODULE = "cadenza"
-#: Where its image is mounted while it is imported: a directory already on `sys.path`.
+REPORT_MODULE = "cadenza_report"
+#: Where its image is mounted (read-only, for the run): a directory already on `sys.path`.
 MOUNT = "/usr/lib/micropython"
 
 BOOT = f"""import host,vfs
@@ -39,9 +43,7 @@ import {MODULE}
 """
 
 PRELUDE = r"""
-import host, json, uctypes, vfs, __main__
-
-vfs.umount("@MOUNT@")
+import host, json, uctypes, __main__
 
 send = host.call
 dumps = json.dumps
@@ -64,17 +66,17 @@ def call(key, *args):
 
 class K:
     def get(self, key, value=None):
-        found = call("kv_get", key)
+        found = call("get", key)
         return value if found is None else found
 
     def set(self, key, value):
-        call("kv_set", key, value)
+        call("set", key, value)
 
     def delete(self, key):
-        call("kv_delete", key)
+        call("delete", key)
 
     def keys(self, key=""):
-        return call("kv_keys", key)
+        return call("keys", key)
 
 
 # ctx and ctx.rule: attributes are read from `_`, the context fetched on first use.
@@ -110,17 +112,9 @@ def print(*args, sep=" ", end="\n"):
     send("__print", dumps([sep.join(map(str, args)) + end]))
 
 
-# Reports the error's last line and its line in the script.
+# Failures are reported by a module of their own, loaded only when a script fails.
 def write(key, value):
-    import io, sys
-
-    text = io.StringIO()
-    sys.print_exception(value, text)
-    line = None
-    for part in text.getvalue().split("\n"):
-        if '"<script>", line ' in part:
-            line = int(part.split('"<script>", line ')[1].split(",")[0])
-    call(key, text.getvalue().strip().split("\n")[-1], line)
+    __import__("@REPORT@").write(key, value)
 
 
 def collect(value):
@@ -140,7 +134,7 @@ def main():
         __main__.value = None
         return collect(0)
     except BaseException as value:
-        return write("__rejected", value)
+        return write(0, value)
     __main__.value = None
     uctypes.bytearray_at(uctypes.addressof(buffer) + len(buffer) - 1, 1)[0] |= 1
     scope = {"__name__": "script", "HostError": HostError, "print": print}
@@ -148,7 +142,7 @@ def main():
         exec(code, scope)
         code = scope.get("main")
         if not callable(code):
-            return call("__nomain")
+            return write(2, None)
         if buffer[-1] == 3:
             return call("__result")
         buffer = X()
@@ -158,13 +152,34 @@ def main():
         scope = code = None
         return collect(1)
     except BaseException as value:
-        return write("__failed", value)
+        return write(1, value)
     try:
         code = dumps(buffer)
     except BaseException as value:
-        return call("__notjson", type(buffer).__name__, str(value))
+        return write(3, (type(buffer).__name__, str(value)))
     send("__result_json", code)
 
 
 main()
-""".replace("@MOUNT@", MOUNT)
+""".replace("@REPORT@", REPORT_MODULE)
+
+#: How a script failed (`write(kind, value)` in `PRELUDE`): its error's last line and its line
+#: in the script, or that it has no `main`, or what `main` returned that is not JSON.
+REPORT = r"""
+import io, sys
+from @MODULE@ import call
+
+
+def write(key, value):
+    if key == 2:
+        return call("__nomain")
+    if key == 3:
+        return call("__notjson", value[0], value[1])
+    text = io.StringIO()
+    sys.print_exception(value, text)
+    line = None
+    for part in text.getvalue().split("\n"):
+        if '"<script>", line ' in part:
+            line = int(part.split('"<script>", line ')[1].split(",")[0])
+    call("__failed" if key else "__rejected", text.getvalue().strip().split("\n")[-1], line)
+""".replace("@MODULE@", MODULE)

@@ -42,6 +42,9 @@ _AGAIN = b"1"
 MAX_SCRIPT_BYTES = 48 * 1024
 #: More than the whole guest heap: anything larger is not a real call.
 MAX_PAYLOAD_BYTES = 2 * 1024 * 1024
+#: The prelude's names for the kv operations: names MicroPython knows already cost nothing
+#: to load, while each new one costs ~7 000 fuel a run.
+_KV_OPS = {"get": "kv_get", "set": "kv_set", "delete": "kv_delete", "keys": "kv_keys"}
 _ENOTSUP = 58
 _HEAP = "ran out of memory (MicroPython's heap is 1 MiB)"
 _I32 = wasmtime.ValType.i32()
@@ -245,7 +248,9 @@ class _MicroPythonRun(GuestRun):
             raise HostCallRefused("host call arguments must be JSON") from None
         if not isinstance(args, list):
             raise HostCallRefused("host call arguments must be a JSON array")
-        return self._prelude(name, args) if name.startswith("__") else self.host_call(name, args)
+        if name.startswith("__"):
+            return self._prelude(name, args)
+        return self.host_call(_KV_OPS.get(name, name), args)
 
     def _prelude(self, name: str, args: list[Any]) -> Any:
         if name == "__print" and args and isinstance(args[0], str):

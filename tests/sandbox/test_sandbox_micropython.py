@@ -7,7 +7,7 @@ from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
-from sandbox.micropython_prelude import MOUNT
+from sandbox.micropython_prelude import MODULE, MOUNT, REPORT_MODULE
 from sandbox.micropython_rom import prelude_image
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -104,22 +104,25 @@ async def test_too_large_host_answer_still_fails_in_the_script(run) -> None:
     assert "too large" in (outcome.error or "")
 
 
-async def test_the_prelude_image_is_copied_once_and_unmounted(run) -> None:
+async def test_the_prelude_image_is_copied_once_and_read_only(run) -> None:
     """The host writes the prelude into guest memory only for the boot code: a script's buffer
-    of the image's size stays as it was, and the image is no longer mounted."""
-    size = len(prelude_image())
+    of the image's size stays as it was. The image stays mounted (the failure report loads
+    from it), holding only the prelude's modules, and cannot be written."""
+    size = len(prelude_image()) + 1
     script = "import host, os\n" + body(
         f"buffer = bytes({size})",
         "answer = host.call('__rom', buffer)",
         "try:",
-        f"    listed = os.listdir('{MOUNT}')",
+        f"    open('{MOUNT}/x.py', 'w')",
+        "    written = True",
         "except OSError:",
-        "    listed = None",
-        f"return [answer, buffer == bytes({size}), listed]",
+        "    written = False",
+        f"return [answer, buffer == bytes({size}), sorted(os.listdir('{MOUNT}')), written]",
     )
     outcome = await run("micropython", script)
     assert outcome.status is OutcomeStatus.OK, outcome.error
-    assert outcome.result == ['"the prelude is already loaded"', True, None]
+    modules = sorted(f"{name}.mpy" for name in (MODULE, REPORT_MODULE))
+    assert outcome.result == ['"the prelude is already loaded"', True, modules, False]
 
 
 async def test_no_state_survives_between_runs(run) -> None:
