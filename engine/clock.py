@@ -26,10 +26,13 @@ class Clock(Protocol):
 
 
 async def _wait(wake: asyncio.Event, delay_s: float) -> None:
+    """`asyncio.timeout` rather than `wait_for`: the loops wait here at every due time, and
+    `wait_for` wraps each wait in a task of its own."""
     if delay_s <= 0 or wake.is_set():
         return
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wake.wait(), delay_s)
+        async with asyncio.timeout(delay_s):
+            await wake.wait()
 
 
 class SystemClock:

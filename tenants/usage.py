@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -21,6 +23,21 @@ class Usage:
     cpu_ms: int
 
 
+@functools.cache
+def _upsert(dialect_name: str) -> Any:
+    """The upsert, built once per dialect: building it (its `excluded` alias above all) cost
+    more than running it, and it runs with every batch of completed runs."""
+    dialect = postgresql if dialect_name == "postgresql" else sqlite
+    statement = dialect.insert(usage)
+    return statement.on_conflict_do_update(
+        index_elements=["tenant_id", "day"],
+        set_={
+            "runs": usage.c.runs + statement.excluded.runs,
+            "cpu_ms": usage.c.cpu_ms + statement.excluded.cpu_ms,
+        },
+    )
+
+
 async def add_usage(conn: AsyncConnection, rows: Iterable[tuple[str, date, int, int]]) -> None:
     """Add (tenant_id, day, runs, cpu_ms) to the day's totals, creating the day's row if new."""
     totals: dict[tuple[str, date], list[int]] = {}
@@ -30,15 +47,7 @@ async def add_usage(conn: AsyncConnection, rows: Iterable[tuple[str, date, int, 
         total[1] += cpu_ms
     if not totals:
         return
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(usage)
-    statement = statement.on_conflict_do_update(
-        index_elements=["tenant_id", "day"],
-        set_={
-            "runs": usage.c.runs + statement.excluded.runs,
-            "cpu_ms": usage.c.cpu_ms + statement.excluded.cpu_ms,
-        },
-    )
+    statement = _upsert(conn.dialect.name)
     await conn.execute(
         statement,
         [
