@@ -15,8 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
 from engine.config import EngineConfig
-from engine.occurrences import occurrence_row, rule_schedule
+from engine.occurrences import rule_schedule, skipped_row
 from engine.policies import Circumstances, Decision, Verdict, decide
+from engine.records import SkipReason
 from engine.recurrence import Schedule, ScheduleError
 from engine.runner import Claimed
 from engine.store import outbox, queue
@@ -133,10 +134,7 @@ async def _record_missed(
         rule = live.get(row["rule_id"])
         if rule is None:
             continue
-        for at in decision.missed:
-            rows.append(
-                occurrence_row(rule, at, now, status="skipped", reason="misfire", finished_at=now)
-            )
+        rows += [skipped_row(rule, at, SkipReason.MISFIRE, now) for at in decision.missed]
     if rows:
         await conn.execute(actions.insert(), rows)
 

@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from engine.deps import Deps
 from engine.errors import InvalidRule
 from engine.occurrences import rule_schedule, upcoming
-from engine.records import TimelineEntry
+from engine.records import SkipReason, TimelineEntry
 from engine.recurrence import RangeTooLarge
 from engine.rule_writes import load, spec_from_row, spec_values
 from engine.store import actions as action_store
@@ -54,13 +54,18 @@ async def timeline(
     runs_of: dict[int, list[int]] = defaultdict(list)
     for run in runs:
         runs_of[run["action_id"]].append(run["id"])
+    # A DST gap trace stands for a wall time of its own, even when another occurrence (the end
+    # of the gap) shares its instant: it is an entry by itself, before that occurrence.
+    traces = [a for a in planned if a["reason"] == SkipReason.DST_GAP]
     by_time: dict[datetime, list[Mapping[str, Any]]] = defaultdict(list)
     for action in planned:
-        by_time[action["scheduled_at"]].append(action)
+        if action["reason"] != SkipReason.DST_GAP:
+            by_time[action["scheduled_at"]].append(action)
     now = deps.clock.now()
     # Occurrences up to the rule's creation were never expected of it.
     expected = [at for at in expected if at > rule["created_at"] or at in by_time]
-    entries = [_entry(at, by_time.pop(at, []), runs_of, now) for at in expected]
+    entries = [_entry(a["scheduled_at"], [a], runs_of, now) for a in traces]
+    entries += [_entry(at, by_time.pop(at, []), runs_of, now) for at in expected]
     entries += [_entry(at, found, runs_of, now) for at, found in by_time.items()]
     return sorted(entries, key=lambda e: e.scheduled_at)
 

@@ -7,10 +7,14 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from engine.records import SkipReason
 from engine.recurrence import Schedule
+from engine.recurrence.gaps import skipped_walls
 from engine.schedules import compile_schedule, evaluation_limits
 
 _EPSILON = timedelta(microseconds=1)
+#: Wall times skipped by DST gaps recorded (as skipped actions) per step of a rule's chain.
+MAX_GAP_TRACES = 100
 
 
 def rule_anchor(rule: Mapping[str, Any]) -> datetime:
@@ -77,6 +81,36 @@ def occurrence_row(
         "priority": rule["priority"],
         "created_at": now,
     } | extra
+
+
+def skipped_row(
+    rule: Mapping[str, Any], scheduled_at: datetime, reason: SkipReason, now: datetime
+) -> dict[str, Any]:
+    """A finished action for an occurrence of `rule` that will not run: its trace."""
+    return occurrence_row(rule, scheduled_at, now, status="skipped", reason=reason, finished_at=now)
+
+
+def gap_traces(
+    schedule: Schedule,
+    rule: Mapping[str, Any],
+    after: datetime,
+    until: datetime | None,
+    now: datetime,
+) -> list[dict[str, Any]]:
+    """Traces (reason dst_gap) of the rule's wall times a DST gap skips between its occurrence
+    at `after` and its next one at `until` (None: the chain ends, so up to the series' end).
+
+    Each is scheduled at the instant the clock jumped over its wall time (see
+    `engine.recurrence.gaps`): that is when the occurrence became impossible, and it lies
+    between the occurrences before and after the gap. At most MAX_GAP_TRACES per call.
+    """
+    end = until or rule["end_at"] or schedule.source.ends
+    if end is None:
+        return []
+    return [
+        skipped_row(rule, skipped.at.astimezone(UTC), SkipReason.DST_GAP, now)
+        for skipped in skipped_walls(schedule, after, end, MAX_GAP_TRACES)
+    ]
 
 
 def upcoming(

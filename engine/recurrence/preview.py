@@ -12,6 +12,7 @@ from typing import Any
 
 from engine.recurrence import wording as w
 from engine.recurrence.errors import ScheduleError
+from engine.recurrence.gaps import skipped_walls
 from engine.recurrence.schedule import Schedule
 from engine.recurrence.series import Occurrence
 from engine.recurrence.wall_rule import EndsBy
@@ -54,7 +55,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
     warnings = list(source.warnings())
     warnings += [_gap_warning(o) for o in found if _is_shifted(o)]
     if found:
-        warnings += _skipped_warnings(source, after, found[-1].wall)
+        warnings += _skipped_warnings(schedule, after, found[-1].at)
     ends_by = source.ends_by
     if ends_by is EndsBy.CAP and source.ends is not None:
         warnings.append(w.WARN_CAP.format(day=source.ends.date()))
@@ -103,17 +104,10 @@ def _gap_warning(occurrence: Occurrence) -> str:
     return w.NOTE_GAP_SKIPPED.format(wall=f"{wall:%H:%M}", day=wall.date(), at=f"{at:%H:%M}")
 
 
-def _skipped_warnings(source: object, after: datetime, last_wall: datetime) -> list[str]:
+def _skipped_warnings(schedule: Schedule, after: datetime, last: datetime) -> list[str]:
     """Wall times the listed range skips because they fall in a DST gap (dst_gap=skip, or a
     cron wildcard job): nothing is listed for them, so say so."""
-    walls_from = getattr(source, "walls_from", None)
-    mapping = getattr(source, "mapping", None)
-    if walls_from is None or mapping is None:
-        return []
-    skipped = []
-    for wall in islice(walls_from(mapping.wall_floor(after)), MAX_PREVIEW):
-        if wall > last_wall:
-            break
-        if not mapping.instants(wall):
-            skipped.append(w.NOTE_SKIPPED.format(wall=f"{wall:%H:%M}", day=wall.date()))
-    return skipped
+    return [
+        w.NOTE_SKIPPED.format(wall=f"{s.wall:%H:%M}", day=s.wall.date())
+        for s in skipped_walls(schedule, after, last, MAX_PREVIEW)
+    ]

@@ -69,9 +69,16 @@ def gap_end(wall: datetime, zone: tzinfo) -> datetime:
     after_offset = wall.replace(tzinfo=zone, fold=1).utcoffset()
     high = before.astimezone(UTC)
     low = high - (after_offset - before.utcoffset())  # type: ignore[operator]
+    return offset_change(zone, low, high)
+
+
+def offset_change(zone: tzinfo, low: datetime, high: datetime) -> datetime:
+    """The instant (in `zone`, to the second) at which the zone's offset becomes the one it has
+    at `high`, given that it has another at `low` and changes once in between (bisection)."""
+    target = high.astimezone(zone).utcoffset()
     while high - low > timedelta(seconds=1):
         middle = low + (high - low) / 2
-        if middle.astimezone(zone).utcoffset() == after_offset:
+        if middle.astimezone(zone).utcoffset() == target:
             high = middle
         else:
             low = middle

@@ -17,7 +17,7 @@ from sqlalchemy import bindparam, select, tuple_, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.occurrences import next_occurrence, occurrence_row, rule_schedule
+from engine.occurrences import gap_traces, next_occurrence, occurrence_row, rule_schedule
 from engine.store.tables import actions, rules
 
 #: Rule columns the loop needs next to each due action, read as `r_<name>`.
@@ -221,23 +221,26 @@ async def advance_chain(
     *,
     after: Mapping[int, tuple[datetime, bool]] | None = None,
 ) -> list[dict[str, Any]]:
-    """Insert the next occurrence of each finished chained action's rule (unless it changed).
+    """Insert the next occurrence of each finished chained action's rule (unless it changed),
+    and a skipped trace (reason dst_gap) of each wall time a DST gap removes in between.
 
     The next occurrence is computed from the action's scheduled time, not from now, unless
     `after` gives another starting instant (and whether it is inclusive) for that action id.
+    Gap traces always start at the scheduled time. Returns the next occurrences only.
     """
     live = await chain_rules(conn, finished)
-    rows = []
+    rows, traces = [], []
     for action in finished:
         rule = live.get(action["rule_id"])
         if rule is None or not is_chain(action):
             continue
         start, inclusive = (after or {}).get(action["id"], (action["scheduled_at"], False))
-        found = next_occurrence(
-            rule_schedule(rule, horizon_years), rule, start, inclusive=inclusive
-        )
+        schedule = rule_schedule(rule, horizon_years)
+        found = next_occurrence(schedule, rule, start, inclusive=inclusive)
+        traces += gap_traces(schedule, rule, action["scheduled_at"], found, now)
         if found is not None:
             rows.append(occurrence_row(rule, found, now))
-    if rows:
-        await conn.execute(actions.insert(), rows)
+    for batch in (traces, rows):  # one statement each: their columns differ
+        if batch:
+            await conn.execute(actions.insert(), batch)
     return rows
