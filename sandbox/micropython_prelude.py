@@ -64,7 +64,7 @@ def call(key, *args):
     return value[0]
 
 
-class K:
+class kv:
     def get(self, key, value=None):
         found = call("get", key)
         return value if found is None else found
@@ -104,7 +104,7 @@ def values():
     rule = X()
     rule._ = found["rule"]
     found["rule"] = rule
-    found["kv"] = K()
+    found["kv"] = kv()
     return found
 
 
@@ -117,13 +117,6 @@ def write(key, value):
     __import__("@REPORT@").write(key, value)
 
 
-def collect(value):
-    import gc
-
-    gc.collect()
-    send("__memory", dumps([value]))
-
-
 # Compiles the script (marking it compiled), runs its top level, then main(ctx). Its frame
 # stays small: a large one lives on the heap, where the collector of this build misses it.
 def main():
@@ -132,7 +125,7 @@ def main():
         code = compile(__main__.value, "<script>", "exec")
     except MemoryError:
         __main__.value = None
-        return collect(0)
+        return send("__memory", dumps([0]))  # allocating collects the script's garbage
     except BaseException as value:
         return write(0, value)
     __main__.value = None
@@ -143,14 +136,14 @@ def main():
         code = scope.get("main")
         if not callable(code):
             return write(2, None)
-        if buffer[-1] == 3:
-            return call("__result")
+        if buffer[-1] == 3:  # validating: it compiles, its top level runs, it has a main
+            return send("__result_json", dumps(None))
         buffer = X()
         buffer._ = values
         buffer = code(buffer)
     except MemoryError:
         scope = code = None
-        return collect(1)
+        return send("__memory", dumps([1]))
     except BaseException as value:
         return write(1, value)
     try:

@@ -288,8 +288,6 @@ class _MicroPythonRun(GuestRun):
                 str(args[0])[:2000],
                 args[1] if isinstance(args[1], int) else None,
             )
-        elif name == "__result":
-            run.status = OutcomeStatus.OK
 
     def _result(self, payload: bytes) -> None:
         run, limit = self.run, self.limits.result_bytes
@@ -345,8 +343,7 @@ def _wasi_config(image_bytes: int) -> wasmtime.WasiConfig:
     output callbacks run on wasmtime's tokio threads and abort the process at exit.)"""
     wasi = wasmtime.WasiConfig()
     wasi.argv = ["micropython", "-c", BOOT.format(size=image_bytes)]
-    wasi.env = []
-    return wasi
+    return wasi  # a new WasiConfig has no environment (setting `env = []` costs ~6 us)
 
 
 def _no_sleep(*_: int) -> int:
