@@ -17,7 +17,11 @@ class TimelineEntryPublic(Public):
         description="succeeded, failed, skipped, expired, cancelled, paused, quota, pending, "
         "running, not_yet_due or missed."
     )
-    reason: str | None
+    reason: str | None = Field(
+        description="Why it did not run, or ended so: misfire, overlap, paused, quota, dst_gap "
+        "(a wall time a DST gap removed, at the instant the clock jumped), grace, rule_changed, "
+        "rule_deleted, user, attempts or lease_lost."
+    )
     attempts: int
     action_id: int | None
     run_ids: list[int]
