@@ -226,13 +226,16 @@ async def advance_chain(
 
     The next occurrence is computed from the action's scheduled time, not from now, unless
     `after` gives another starting instant (and whether it is inclusive) for that action id.
-    Gap traces always start at the scheduled time. Returns the next occurrences only.
+    Gap traces always start at the scheduled time. Only an action read before its first attempt
+    plans: a retry, or an action returned to pending by the sweeper, planned its next occurrence
+    when its first attempt was claimed. Returns the next occurrences only.
     """
+    finished = [a for a in finished if is_chain(a) and a["attempt"] == 0]
     live = await chain_rules(conn, finished)
     rows, traces = [], []
     for action in finished:
         rule = live.get(action["rule_id"])
-        if rule is None or not is_chain(action):
+        if rule is None:
             continue
         start, inclusive = (after or {}).get(action["id"], (action["scheduled_at"], False))
         schedule = rule_schedule(rule, horizon_years)
