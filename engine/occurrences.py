@@ -15,6 +15,9 @@ from engine.schedules import compile_schedule, evaluation_limits
 _EPSILON = timedelta(microseconds=1)
 #: Wall times skipped by DST gaps recorded (as skipped actions) per step of a rule's chain.
 MAX_GAP_TRACES = 100
+#: Occurrences of a pause recorded (as skipped actions) when the rule resumes: the first ones
+#: after the pause; the timeline shows any later ones as `missed`.
+MAX_PAUSED_TRACES = 100
 
 
 def rule_anchor(rule: Mapping[str, Any]) -> datetime:
@@ -102,15 +105,45 @@ def gap_traces(
 
     Each is scheduled at the instant the clock jumped over its wall time (see
     `engine.recurrence.gaps`): that is when the occurrence became impossible, and it lies
-    between the occurrences before and after the gap. At most MAX_GAP_TRACES per call.
+    between the occurrences before and after the gap. Only jumps inside the rule's start/end
+    window count. At most MAX_GAP_TRACES per call.
     """
-    end = until or rule["end_at"] or schedule.source.ends
+    start_at = rule["start_at"]
+    if start_at is not None and start_at > after:
+        after = start_at - _EPSILON
+    ends = (until, rule["end_at"], schedule.source.ends)
+    end = min((at for at in ends if at is not None), default=None)
     if end is None:
         return []
     return [
         skipped_row(rule, skipped.at.astimezone(UTC), SkipReason.DST_GAP, now)
         for skipped in skipped_walls(schedule, after, end, MAX_GAP_TRACES)
     ]
+
+
+def paused_traces(
+    schedule: Schedule,
+    rule: Mapping[str, Any],
+    paused_at: datetime,
+    now: datetime,
+    traced: set[datetime],
+) -> list[dict[str, Any]]:
+    """Traces (reason paused) of the rule's occurrences in (`paused_at`, `now`], the time it
+    was paused until it resumed at `now`, except at the instants in `traced` (the pending
+    occurrence that the pause itself finished). At most MAX_PAUSED_TRACES, the earliest.
+
+    An occurrence at `now` itself is one: planning from now starts strictly after it.
+    """
+    rows: list[dict[str, Any]] = []
+    after = paused_at
+    while len(rows) < MAX_PAUSED_TRACES:
+        found = next_occurrence(schedule, rule, after)
+        if found is None or found > now:
+            break
+        if found not in traced:
+            rows.append(skipped_row(rule, found, SkipReason.PAUSED, now))
+        after = found
+    return rows
 
 
 def upcoming(

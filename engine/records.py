@@ -63,14 +63,17 @@ class OverlapPolicy(StrEnum):
 
 
 class SkipReason(StrEnum):
-    """Why an occurrence did not run; the values are `actions.reason`."""
+    """Why an occurrence did not run; the values are `actions.reason`.
+
+    There is no `capacity`: a full node or claim window only delays an occurrence, which is then
+    skipped (misfire) or expired (grace) if it waits too long (docs/engine.md).
+    """
 
     MISFIRE = "misfire"
     OVERLAP = "overlap"
     PAUSED = "paused"
     QUOTA = "quota"
     DST_GAP = "dst_gap"
-    CAPACITY = "capacity"
     GRACE = "grace"
     RULE_CHANGED = "rule_changed"
     RULE_DELETED = "rule_deleted"

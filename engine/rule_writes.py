@@ -2,6 +2,9 @@
 
 Every change bumps the rule's version and finishes its pending actions of the old version in
 the same transaction (cancelled, or skipped with reason `paused`), so old code never runs again.
+The same transaction keeps the rule's traces true: DST gap traces written ahead for the old
+version go, and resuming records the occurrences the pause skipped (see docs/engine.md, "What
+leaves a trace").
 """
 
 from __future__ import annotations
@@ -15,7 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
 from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
-from engine.occurrences import next_occurrence, occurrence_row, rule_schedule
+from engine.occurrences import (
+    gap_traces,
+    next_occurrence,
+    occurrence_row,
+    paused_traces,
+    rule_schedule,
+)
 from engine.records import RuleSpec, SkipReason
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
@@ -39,15 +48,13 @@ def spec_from_row(row: RowMapping) -> RuleSpec:
 async def validate(
     deps: Deps, tenant_id: str, spec: RuleSpec, anchor: datetime, *, with_code: bool = True
 ) -> dict[str, Any]:
-    """Check everything about `spec`; returns the rule values (with its first occurrence)."""
+    """Check everything about `spec`; returns the rule values."""
     check_fields(spec)
     profile = await deps.profile(tenant_id)
     check_quotas(spec, profile.quotas)
     schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
     values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
-    now = deps.clock.now()
-    first = next_occurrence(schedule, values, now)
-    if first is None:
+    if next_occurrence(schedule, values, deps.clock.now()) is None:
         raise InvalidRule(
             "schedule",
             "has no occurrence after now within the rule's start/end window",
@@ -55,16 +62,16 @@ async def validate(
         )
     if with_code:
         await check_code(deps.sandbox, spec.runtime, spec.code)
-    return values | {"_first": first}
+    return values
 
 
 async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
     now = deps.clock.now()
     values = await validate(deps, tenant_id, spec, now)
-    first = values.pop("_first")
     profile = await deps.profile(tenant_id)
     rule_id = new_id("r")
     values |= {"id": rule_id, "version": 1, "created_at": now, "updated_at": now}
+    values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
     async with deps.write() as conn:
         if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
             raise QuotaExceeded(
@@ -74,7 +81,7 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
             )
         await rule_store.insert_rule(conn, values)
         if spec.enabled:
-            await action_store.insert_action(conn, occurrence_row(values, first, now))
+            await _plan_next(conn, tenant_id, rule_id, deps, now)
     deps.wake(tenant_id)
     return rule_id
 
@@ -94,7 +101,12 @@ async def change(
     expected_version: int | None,
     reason: SkipReason = SkipReason.RULE_CHANGED,
 ) -> None:
-    """Apply `changes` as a new version; pending actions of the old version are finished."""
+    """Apply `changes` as a new version; pending actions of the old version are finished.
+
+    Disabling the rule is a pause, whatever `reason` says: its pending occurrence is skipped
+    (reason paused). Enabling it resumes it: the occurrences since the pause are recorded as
+    skipped (reason paused), and planning starts from now.
+    """
     async with deps.db.connect() as conn:
         row = await load(conn, tenant_id, rule_id)
     version = row["version"]
@@ -104,9 +116,14 @@ async def change(
     with_code = "code" in changes or "runtime" in changes
     anchor = row["created_at"]
     values = await validate(deps, tenant_id, spec, anchor, with_code=with_code)
-    values.pop("_first")
     now = deps.clock.now()
+    is_pause = row["enabled"] and not spec.enabled
+    is_resume = spec.enabled and not row["enabled"]
     values |= {"updated_at": now}
+    if is_pause or is_resume:
+        values |= {"paused_at": now if is_pause else None}
+    if is_pause:
+        reason = SkipReason.PAUSED
     values.pop("tenant_id")
     values.pop("created_at")
     async with deps.write() as conn:
@@ -115,22 +132,45 @@ async def change(
             raise StaleVersion(current["version"])
         status = "skipped" if reason is SkipReason.PAUSED else "cancelled"
         await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
+        # Resuming traces the whole pause anew, so its gap traces go too.
+        gone_after = row["paused_at"] if is_resume else now
+        await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
+        if is_resume:
+            await _trace_pause(conn, row, deps, now)
         if spec.enabled:
             await _plan_next(conn, tenant_id, rule_id, deps, now)
     deps.wake(tenant_id)
 
 
+async def _trace_pause(
+    conn: AsyncConnection, paused: RowMapping, deps: Deps, now: datetime
+) -> None:
+    """Record the occurrences the rule skipped from its pause until `now`, as it stood then:
+    each as skipped (reason paused), except the one the pause finished, and each wall time a
+    DST gap removed in that time (reason dst_gap)."""
+    paused_at = paused["paused_at"]
+    schedule = rule_schedule(paused, deps.config.horizon_years)
+    traced = await action_store.rule_instants(conn, paused["id"], paused_at, now)
+    traces = paused_traces(schedule, paused, paused_at, now, traced)
+    traces += gap_traces(schedule, paused, paused_at, now, now)
+    await action_store.insert_actions(conn, traces)
+
+
 async def _plan_next(
     conn: AsyncConnection, tenant_id: str, rule_id: str, deps: Deps, now: datetime
 ) -> None:
+    """Plan the rule's first occurrence after now, with a trace of each wall time a DST gap
+    removes before it (later ones are written as its chain advances)."""
     rule = await load(conn, tenant_id, rule_id)
-    found = next_occurrence(rule_schedule(rule, deps.config.horizon_years), rule, now)
+    schedule = rule_schedule(rule, deps.config.horizon_years)
+    found = next_occurrence(schedule, rule, now)
+    await action_store.insert_actions(conn, gap_traces(schedule, rule, now, found, now))
     if found is not None:
         await action_store.insert_action(conn, occurrence_row(rule, found, now))
 
 
 async def delete(deps: Deps, tenant_id: str, rule_id: str) -> None:
-    """Soft-delete: history stays, pending actions are cancelled."""
+    """Soft-delete: history stays, pending actions are cancelled, DST gap traces ahead go."""
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await load(conn, tenant_id, rule_id)
@@ -140,4 +180,5 @@ async def delete(deps: Deps, tenant_id: str, rule_id: str) -> None:
         await action_store.finish_pending_of_rule(
             conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now
         )
+        await action_store.delete_gap_traces_after(conn, rule_id, now)
     deps.wake(tenant_id)

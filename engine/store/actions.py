@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -80,6 +80,34 @@ async def finish_pending_of_rule(
         .values(status=status, reason=reason, finished_at=now, version=actions.c.version + 1)
     )
     return int(result.rowcount)
+
+
+async def delete_gap_traces_after(conn: AsyncConnection, rule_id: str, after: datetime) -> None:
+    """Delete the rule's DST gap traces (skipped, reason dst_gap) scheduled after `after`.
+
+    A trace is written ahead of its jump; once the rule changes, pauses or goes, that version
+    will not reach the jump, and planning the new one writes its own traces.
+    """
+    await conn.execute(
+        delete(actions).where(
+            actions.c.rule_id == rule_id,
+            actions.c.status == "skipped",
+            actions.c.reason == "dst_gap",
+            actions.c.scheduled_at > after,
+        )
+    )
+
+
+async def rule_instants(
+    conn: AsyncConnection, rule_id: str, after: datetime, until: datetime
+) -> set[datetime]:
+    """The instants in (after, until] at which the rule has an action."""
+    query = select(actions.c.scheduled_at).where(
+        actions.c.rule_id == rule_id,
+        actions.c.scheduled_at > after,
+        actions.c.scheduled_at <= until,
+    )
+    return set((await conn.execute(query)).scalars())
 
 
 async def rule_actions_between(

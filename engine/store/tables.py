@@ -51,6 +51,8 @@ rules = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
     Column("deleted_at", UtcDateTime),
+    # When a disabled rule was paused (or created disabled); None while it is enabled.
+    Column("paused_at", UtcDateTime),
 )
 Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
 
