@@ -3,7 +3,8 @@
 Each repeat's percentiles are computed on its own samples; the report shows the median of
 each percentile over repeats, and plots the distribution of the last repeat.
 
-The issue asks for 10, 100 and 1 000 actions/s for 60 s each. That cannot fit the fifteen
+Issue 8 asks for 10, 100 and 1 000 actions/s for 60 s each; 200/s is added because issue 5's
+lateness target is set at that rate. That cannot fit the fifteen
 minutes of the whole suite: 60 s x 3 rates x 3 repeats is 9 minutes of load per system, 18
 for Cadenza and one peer, before any lead or backlog (about 21 minutes estimated). So every
 rate runs for the same duration, the longest whole number of seconds (at most 60) whose
@@ -46,7 +47,7 @@ from bench.workload import steady
 RUNTIME = "python"
 PEER = Peer.TUNED
 #: Seconds of the full suite's fifteen minutes that the steady loads may take.
-BUDGET_S = 170.0
+BUDGET_S = 220.0
 
 
 def _record(
@@ -74,7 +75,7 @@ def duration_note(
 
 
 async def run(ctx: Context) -> ScenarioResult:
-    rates = ctx.pick((20,), (10, 100, 1000))
+    rates = ctx.pick((20,), (10, 100, 200, 1000))
     recorder = Recorder()
     notes: list[str] = []
     durations: list[int] = []

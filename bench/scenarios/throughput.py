@@ -5,8 +5,10 @@ with no sandbox at all. Drain time runs from the common due instant to the last 
 N is 10 000 in full mode (100 in quick). In full mode the calibrated rates size the bursts
 (`bench.budget.burst_sizes`), so the suite keeps its fifteen minutes:
 
-- on SQLite python drains the 10 000 burst when its rate drains it within 12 s (about
-  830 actions/s), else as many as it drains in 12 s; micropython and wasm share one burst
+- on SQLite python drains the 10 000 burst when its calibrated rate drains it within 17 s
+  (about 590 actions/s: a 300-action calibration burst runs at ~60-75 % of a large burst's
+  rate, since each tenant's first run forks its warm worker), else as many as it drains in
+  17 s; micropython and wasm share one burst
   sized to the slower of them in 5 s. Both peer configurations run every size, so every
   ratio pairs equal bursts. The peer's defaults drain about 500 jobs/s here: the 10 000 case
   alone costs it some 25 s a repeat, which is why the other runtimes get the smaller burst;
@@ -31,7 +33,7 @@ RUNTIMES = ("python", "micropython", "wasm")
 REFERENCE = "python"
 #: database -> (reference runtime or None, its drain budget in s, the shared burst's budget in s)
 PLANS: dict[str, tuple[str | None, float, float]] = {
-    "sqlite": (REFERENCE, 12.0, 5.0),
+    "sqlite": (REFERENCE, 17.0, 5.0),
     "postgresql": (None, 5.0, 5.0),
 }
 
