@@ -13,6 +13,7 @@ import base64
 import json
 import sys
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,8 @@ from sandbox.wasm_engine import WasmEngine
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 _MAX_CHECK_OUTPUT_BYTES = 64 * 1024 * 1024
+#: Modules kept linked to the `cadenza` ABI, ready to instantiate (least recently run go first).
+_MAX_LINKED = 256
 
 
 class WasmRuntime:
@@ -44,6 +47,7 @@ class WasmRuntime:
         self._checked = CompileCache()
         self._linker = wasmtime.Linker(engine.engine)
         wasm_abi.define(self._linker)
+        self._linked: OrderedDict[str, wasmtime.InstancePre] = OrderedDict()
 
     async def validate(self, script: str | bytes) -> None:
         await self._module(script)
@@ -53,26 +57,36 @@ class WasmRuntime:
     ) -> Outcome:
         run = Run(RuntimeName.WASM, limits)
         try:
-            module = await self._module(script)
+            linked = await self._linked_module(script)
         except ScriptRejected as exc:
             return run.rejected(exc)
         run.started_s = time.monotonic()
         session = HostSession(host, limits)
         guest = GuestRun(run, session, context.to_json(), asyncio.get_running_loop())
-        try:
-            await asyncio.wait_for(
-                self._engine.call(self._execute, module, guest), limits.timeout_s + 1
-            )
+        try:  # asyncio.timeout, not wait_for: no extra task and loop iteration per run
+            async with asyncio.timeout(limits.timeout_s + 1):
+                await self._engine.call(self._execute, linked, guest)
         except TimeoutError:
             return run.timed_out(session)
         return run.outcome(session)
 
-    async def _module(self, script: str | bytes) -> wasmtime.Module:
-        data = script.encode() if isinstance(script, str) else bytes(script)
-        if len(data) > self._max_module_bytes:
-            limit = self._max_module_bytes
-            raise ScriptRejected(f"the module is {len(data)} bytes; the limit is {limit} bytes")
+    async def _linked_module(self, script: str | bytes) -> wasmtime.InstancePre:
+        """The module linked to the ABI once (its imports resolved), so that a run only
+        instantiates it: resolving imports per run cost as much as the rest of the run."""
+        data = _as_bytes(script, self._max_module_bytes)
         key = content_key("wasm-input", data)
+        linked = self._linked.get(key)
+        if linked is None:
+            linked = self._linker.instantiate_pre(await self._module(data, key))
+            self._linked[key] = linked
+            while len(self._linked) > _MAX_LINKED:
+                self._linked.popitem(last=False)
+        self._linked.move_to_end(key)
+        return linked
+
+    async def _module(self, script: str | bytes, key: str | None = None) -> wasmtime.Module:
+        data = _as_bytes(script, self._max_module_bytes)
+        key = key or content_key("wasm-input", data)
         entry = self._checked.get(key)
         if entry is None:
             entry = await self._check(data)
@@ -107,7 +121,7 @@ class WasmRuntime:
             return Compiled(artifact=base64.b64decode(report["wasm"]))
         return Compiled(reason=str(report.get("error")), line=report.get("line"))
 
-    def _execute(self, module: wasmtime.Module, guest: GuestRun) -> None:
+    def _execute(self, linked: wasmtime.InstancePre, guest: GuestRun) -> None:
         """On a run thread: instantiate into a fresh store and call `main`."""
         limits, run = guest.limits, guest.run
         store, fuel = self._engine.new_store(limits, guest.deadline_s)
@@ -115,7 +129,7 @@ class WasmRuntime:
         instance: wasmtime.Instance | None = None
         with guest:
             try:
-                instance = self._linker.instantiate(store, module)
+                instance = linked.instantiate(store)
                 main = instance.exports(store)["main"]
                 assert isinstance(main, wasmtime.Func)
                 value = main(store)
@@ -127,6 +141,13 @@ class WasmRuntime:
         run.cpu_s = time.thread_time() - cpu_start_s
         run.peak_memory_bytes = _memory_bytes(store, instance, None)
         run.set_output(guest.stdout.decode("utf-8", "replace"), run.truncated)
+
+
+def _as_bytes(script: str | bytes, max_bytes: int) -> bytes:
+    data = script.encode() if isinstance(script, str) else bytes(script)
+    if len(data) > max_bytes:
+        raise ScriptRejected(f"the module is {len(data)} bytes; the limit is {max_bytes} bytes")
+    return data
 
 
 def _memory_bytes(store: wasmtime.Store, instance: wasmtime.Instance | None, exc: Any) -> int:
