@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sandbox import output_window
 from sandbox.errors import SandboxError
 from sandbox.framing import Channel
 from sandbox.warm import Binding, WarmPolicy, WarmWorkers
@@ -36,6 +37,8 @@ class WorkerHandle:
     pid: int
     sock: socket.socket
     pidfd: int
+    #: Its output window (`sandbox.output_window`), read when it ends without a report.
+    window_fd: int = -1
     #: Whose runs it serves; None until its first run (and for compile-only workers).
     binding: Binding | None = None
     #: Runs served, and its CPU used and CPU budget as of its last report.
@@ -72,6 +75,10 @@ class WorkerHandle:
         except (OSError, ValueError, IndexError):
             return None
 
+    def printed(self, limit_bytes: int) -> str:
+        """What its current run printed so far (for a run that ended without a report)."""
+        return output_window.read(self.window_fd, limit_bytes)
+
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, OSError):
             signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)
@@ -80,7 +87,7 @@ class WorkerHandle:
         if self._channel is not None:
             self._channel.close()
         self.sock.close()
-        for fd in (self.pidfd, self._statm):
+        for fd in (self.pidfd, self.window_fd, self._statm):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
@@ -186,7 +193,7 @@ class WorkerPool:
         assert self._control is not None
         while True:
             try:
-                data, fds, _, _ = socket.recv_fds(self._control, 4096, 2)
+                data, fds, _, _ = socket.recv_fds(self._control, 4096, 3)
             except BlockingIOError:
                 return
             except OSError:
@@ -197,10 +204,10 @@ class WorkerPool:
             self._dispatch(json.loads(data), fds)
 
     def _dispatch(self, message: dict[str, Any], fds: list[int]) -> None:
-        if "pid" in message and len(fds) == 2:
+        if "pid" in message and len(fds) == 3:
             self._requested -= 1
             sock = socket.socket(fileno=fds[0])
-            self._ready.put_nowait(WorkerHandle(message["pid"], sock, fds[1]))
+            self._ready.put_nowait(WorkerHandle(message["pid"], sock, fds[1], fds[2]))
         elif "exit" in message:
             future = self._exits.get(message["exit"])
             if future is not None and not future.done():

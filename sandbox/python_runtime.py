@@ -120,6 +120,7 @@ class PythonRuntime:
                         await channel.send(reply)
         except TimeoutError:
             handle.kill()
+            run.set_output(handle.printed(limits.output_bytes), truncated=False)
             return run.timed_out(session)
         except (EOFError, framing.FrameError, ConnectionError):
             return await self._died(handle, run, session, cpu_before_s)
@@ -152,6 +153,7 @@ class PythonRuntime:
     ) -> Outcome:
         if self._pool.is_stopping:
             return run.ended(OutcomeStatus.KILLED, "stopped: the sandbox shut down", session)
+        run.set_output(handle.printed(run.limits.output_bytes), truncated=False)
         report = await self._pool.exit_report(handle, 2.0) or {}
         cpu_s = report.get("cpu_s")  # the worker's whole life: count only this run
         run.cpu_s = None if cpu_s is None else max(0.0, cpu_s - cpu_before_s)

@@ -80,23 +80,33 @@ def to_json_args(args: list[Any]) -> list[Any]:
 
 
 class Output:
-    """Captured print output, capped; `on_overflow` ends the run the moment the cap is hit."""
+    """Captured print output, capped; `on_overflow` ends the run the moment the cap is hit.
+    Every byte kept is also handed to `mirror` (the worker's output window, which the engine
+    reads if the run is stopped before it can report)."""
 
-    def __init__(self, limit_bytes: int, on_overflow: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        limit_bytes: int,
+        on_overflow: Callable[[], None],
+        mirror: Callable[[bytes], None],
+    ) -> None:
         self.parts: list[str] = []
         self.size_bytes = 0
         self._limit_bytes = limit_bytes
         self._on_overflow = on_overflow
+        self._mirror = mirror
 
     def write(self, text: str) -> None:
-        size = len(text.encode("utf-8", "replace"))
-        if self.size_bytes + size > self._limit_bytes:
-            room = self._limit_bytes - self.size_bytes
-            self.parts.append(text.encode("utf-8", "replace")[:room].decode("utf-8", "ignore"))
+        data = text.encode("utf-8", "replace")
+        if self.size_bytes + len(data) > self._limit_bytes:
+            kept = data[: self._limit_bytes - self.size_bytes]
+            self._mirror(kept)
+            self.parts.append(kept.decode("utf-8", "ignore"))
             self.size_bytes = self._limit_bytes
             self._on_overflow()
+        self._mirror(data)
         self.parts.append(text)
-        self.size_bytes += size
+        self.size_bytes += len(data)
 
     def text(self) -> str:
         return "".join(self.parts)

@@ -31,6 +31,7 @@ from RestrictedPython.Guards import (
 
 from sandbox import framing, isolation, restricted
 from sandbox.errors import ScriptRejected
+from sandbox.output_window import OutputWindow
 from sandbox.scriptapi import Ctx, HostError, Output, to_json_args
 from sandbox.warm import REUSABLE_STATUSES
 
@@ -50,9 +51,10 @@ class _Ended(Exception):
 class Worker:
     """The job loop of one worker process."""
 
-    def __init__(self, sock: socket.socket, builtins: dict[str, Any]) -> None:
+    def __init__(self, sock: socket.socket, builtins: dict[str, Any], window: OutputWindow) -> None:
         self._sock = sock
         self._builtins = builtins
+        self._window = window
         self._output: Output | None = None
         self._reserve: bytearray | None = bytearray(1 << 20)
         self._memory_bytes: int | None = None
@@ -93,7 +95,8 @@ class Worker:
         code = self._code(job)
         if job["mode"] == "compile":
             return {"status": "ok"}
-        self._output = Output(limits["output_bytes"], self._output_overflow)
+        self._window.reset()
+        self._output = Output(limits["output_bytes"], self._output_overflow, self._window.append)
         scope = self._globals()
         try:
             exec(code, scope)

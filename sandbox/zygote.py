@@ -29,7 +29,8 @@ import socket
 import sys
 import tempfile
 
-from sandbox import isolation, restricted, seccomp
+from sandbox import isolation, output_window, restricted, seccomp
+from sandbox.output_window import OutputWindow
 from sandbox.worker import Worker
 
 UID_BASE = 200_000
@@ -87,25 +88,28 @@ class Zygote:
         root_dir = tempfile.mkdtemp(prefix="cadenza-run-")
         os.chmod(root_dir, 0o555)
         engine_end, worker_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        window_fd = output_window.create()
         pid = os.fork()
         if pid == 0:
-            self._become_worker(worker_end, root_dir, uid)
+            self._become_worker(worker_end, window_fd, root_dir, uid)
         worker_end.close()
         pidfd = os.pidfd_open(pid)
         self._dirs[pid] = root_dir
         self._pidfds[pid] = pidfd
         payload = json.dumps({"pid": pid}).encode()
         with contextlib.suppress(OSError):  # engine gone: EOF on the control socket follows
-            socket.send_fds(self._control, [payload], [engine_end.fileno(), pidfd])
+            socket.send_fds(self._control, [payload], [engine_end.fileno(), pidfd, window_fd])
         engine_end.close()
+        os.close(window_fd)
 
-    def _become_worker(self, sock: socket.socket, root_dir: str, uid: int) -> None:
+    def _become_worker(self, sock: socket.socket, window_fd: int, root_dir: str, uid: int) -> None:
         try:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            window = OutputWindow(window_fd)  # mapped: it outlives its descriptor
             fd = sock.fileno()
             baseline = isolation.prepare_worker(self._layers, fd, root_dir, uid, self._bpf)
-            Worker(sock, self._builtins).serve(baseline)
+            Worker(sock, self._builtins, window).serve(baseline)
         finally:
             os._exit(70)
 

@@ -143,3 +143,31 @@ async def test_a_host_refusal_is_an_error_the_script_can_catch(run) -> None:
     assert outcome.result == "went on"
     assert host.kv["refused"] == "kv key 'bad\\nkey' is not valid: use printable characters"
     assert "bad\nkey" not in host.kv
+
+
+@pytest.mark.parametrize(
+    ("stall", "status"),
+    [
+        ("while True:\n        pass", OutcomeStatus.TIMEOUT),
+        ("x = 10 ** 10 ** 10", OutcomeStatus.TIMEOUT),  # one C call: no bytecode boundary
+    ],
+    ids=["loop", "huge-int"],
+)
+async def test_a_run_stopped_from_outside_keeps_what_it_printed(
+    run, stall: str, status: OutcomeStatus
+) -> None:
+    script = body("print('got this far', 'ü ✓')", stall)
+    outcome = await run("python", script, limits=Limits(timeout_s=0.5))
+    assert outcome.status is status, outcome.error
+    assert outcome.stdout == "got this far ü ✓\n"
+
+
+async def test_a_stopped_run_shows_only_its_own_output(run) -> None:
+    """The same warm worker's earlier run printed more; the stopped run shows its own."""
+    earlier = await run("python", body("print('earlier run ' * 20)", "return 1"))
+    assert earlier.status is OutcomeStatus.OK
+    stalled = body("print('mine')", "while True:", "    pass")
+    outcome = await run("python", stalled, limits=Limits(timeout_s=0.5))
+    assert outcome.status is OutcomeStatus.TIMEOUT
+    assert outcome.pid == earlier.pid, "the same warm worker served both runs"
+    assert outcome.stdout == "mine\n"
