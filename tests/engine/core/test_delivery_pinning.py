@@ -9,7 +9,6 @@ import hmac
 import socket
 import ssl
 import subprocess
-import threading
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -20,6 +19,7 @@ import httpx
 import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.threaded_server import serving
 from waiting import eventually
 
 from engine.clock import ManualClock
@@ -67,14 +67,8 @@ class Receiver:
 @contextmanager
 def receiving(address: str, tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
     receiver = Receiver(address, tls)
-    thread = threading.Thread(target=receiver.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(receiver.server):
         yield receiver
-    finally:
-        receiver.server.shutdown()
-        receiver.server.server_close()
-        thread.join()
 
 
 async def _deliver_once(

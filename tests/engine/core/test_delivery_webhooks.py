@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
@@ -15,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.threaded_server import serving
 from waiting import eventually
 
 from engine.clock import ManualClock
@@ -53,14 +53,8 @@ class Receiver:
 @pytest.fixture
 def receiver() -> Iterator[Receiver]:
     r = Receiver(failures=1)
-    thread = threading.Thread(target=r.server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serving(r.server):
         yield r
-    finally:
-        r.server.shutdown()
-        r.server.server_close()
-        thread.join()
 
 
 async def _webhook(db: AsyncEngine, tenant_id: str, url: str) -> str:
