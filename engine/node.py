@@ -48,6 +48,8 @@ class Node:
         self._completer = Completer(deps, deps.config.batch_size)
         self._tenants: dict[str, TenantState] = {}
         self._wake = asyncio.Event()
+        #: For waits that only a deadline ends.
+        self._never = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._services: list[asyncio.Task[Any]] = []
 
@@ -198,6 +200,12 @@ class Node:
         if len(self._tenants) > MAX_IDLE_STATES or state.is_stale(self.deps.clock.now()):
             del self._tenants[state.tenant_id]
 
+    async def _until_due(self, due_at: datetime) -> None:
+        """A run claimed ahead (see `engine.tenant_loop.CLAIM_AHEAD`) starts at its due time."""
+        clock, cap_s = self.deps.clock, self.deps.config.wake_cap_s
+        while clock.now() < due_at:
+            await clock.sleep_until(due_at, self._never, cap_s)
+
     def in_flight_ids(self) -> list[int]:
         """Actions this node claimed and has not recorded yet."""
         return [i for state in self._tenants.values() for i in state.in_flight]
@@ -209,6 +217,7 @@ class Node:
 
     async def _run(self, state: TenantState, claimed: Claimed) -> None:
         try:
+            await self._until_due(claimed.action["due_at"])
             async with state.slots, self._slots:
                 completion = await execute(self._env, claimed, state.profile)
             _observe(completion.run)

@@ -6,6 +6,13 @@
     decide → claim/skip/expire + chain next, in one transaction → start the runs
     no room (the tenant's claim window is full): wait until half of it is free
 
+The loop wakes `CLAIM_AHEAD` before the first due time and claims what is due by then, and
+each claimed run waits for its own due time before it starts: the claim transaction (which
+may queue behind another for SQLite's one writer) is then out of the way at the due time
+instead of between it and the run. An action is claimed at most `CLAIM_AHEAD` early, which
+changes nothing a rule edit could observe: an edit racing the claim wins or loses the same
+way a few milliseconds later.
+
 Actions read ahead are claimed as read (same id and version), so waking at the due time
 costs one transaction, not a read and a transaction; a backlog is read once per batch and
 claimed half a window at a time, not read and claimed once per finished run. What was read
@@ -30,6 +37,8 @@ if TYPE_CHECKING:
 
 #: Actions read ahead while waiting for the first of them.
 READ_AHEAD = 16
+#: How long before its due time an action may be claimed (its run still starts on time).
+CLAIM_AHEAD = timedelta(milliseconds=5)
 
 
 async def _read(node: Node, state: TenantState, now: datetime, room: int) -> Sequence[RowMapping]:
@@ -54,7 +63,7 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
             state.is_changed, rows = False, ()
         room = min(deps.config.batch_size, state.claim_room)
         now = deps.clock.now()
-        due = [r for r in rows if r["due_at"] <= now][:room]
+        due = [r for r in rows if r["due_at"] <= now + CLAIM_AHEAD][:room]
         if not due:
             state.wake.clear()
             if room == 0:
@@ -66,14 +75,15 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
                 continue
             if not rows:
                 state.forget_finished_deferrals()
-                rows, read_at = await _read(node, state, now, room), now
-                due = [r for r in rows if r["due_at"] <= now][:room]
+                rows, read_at = await _read(node, state, now + CLAIM_AHEAD, room), now
+                due = [r for r in rows if r["due_at"] <= now + CLAIM_AHEAD][:room]
         if not due:
             first = rows[0]["due_at"] if rows else None
             if not state.deferred and (first is None or first - now > cap):
                 return
-            await deps.clock.sleep_until(first, state.wake, cap.total_seconds())
-            if state.wake.is_set() or first is None or deps.clock.now() < first:
+            wake_at = None if first is None else first - CLAIM_AHEAD
+            await deps.clock.sleep_until(wake_at, state.wake, cap.total_seconds())
+            if state.wake.is_set() or wake_at is None or deps.clock.now() < wake_at:
                 rows = ()  # a change, or the cap (another node may have added work): re-read
             continue
         taken = {r["id"] for r in due}
