@@ -62,9 +62,7 @@ async def _warm(node: _Node, runtimes: Sequence[str], notes: list[str]) -> None:
     for runtime in runtimes:
         code = trivial_code(runtime)
         try:
-            await ours.warm_up(
-                node.db, [node.worker], node.tenant_ids[0], burst(runtime, code, 1, 0)
-            )
+            await ours.warm_up(node.db, [node.worker], node.tenant_ids, burst(runtime, code, 1, 0))
         except ours.WorkerFailed as exc:
             notes.append(f"{runtime}: left out, its warm-up failed: {exc}")
             continue

@@ -2,9 +2,10 @@
 
 Actions are inserted straight into the store in one transaction (as the peer's jobs are), due
 at a common start instant a few seconds ahead, while the worker is already running and warm (it
-ran one warm-up action first). The worker finds them itself, as it finds work written by another
-node. Everything measured comes from the database the worker wrote: when each run started
-(lateness = started_at - due_at) and when the last action finished (drain time).
+ran one warm-up action per tenant first). The worker finds them itself, as it finds work
+written by another node. Everything measured comes from the database the worker wrote: when
+each run started (lateness = started_at - due_at) and when the last action finished (drain
+time).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -139,14 +140,19 @@ async def running_worker(url: str, log_path: Path) -> AsyncIterator[Child]:
         stop(worker)
 
 
-async def warm_up(db: AsyncEngine, workers: Workers, tenant_id: str, workload: Workload) -> None:
-    """Run one action of the workload's runtime so that the worker and its sandbox are warm."""
+async def warm_up(
+    db: AsyncEngine, workers: Workers, tenant_ids: Sequence[str], workload: Workload
+) -> None:
+    """Run one action of the workload's runtime for each tenant, so that the worker, its
+    sandbox and each tenant's warm sandbox worker are ready, as in a deployment whose tenants
+    have run before (otherwise a small burst measures mostly forks of first runs)."""
     since_id = await last_action_id(db)
+    each = replace(workload, offsets_s=(0.0,) * len(tenant_ids), lead_s=0.0)
     async with db.begin() as conn:
-        await insert_actions(conn, action_rows([tenant_id], workload.one(), datetime.now(UTC)))
-    await wait_finished(db, workers, since_id, 1, WARMUP_TIMEOUT_S)
+        await insert_actions(conn, action_rows(tenant_ids, each, datetime.now(UTC)))
+    await wait_finished(db, workers, since_id, each.size, WARMUP_TIMEOUT_S)
     done = await _measure(db, since_id, datetime.now(UTC))
-    if done.outcomes != {"succeeded": 1}:
+    if done.outcomes != {"succeeded": each.size}:
         raise WorkerFailed(f"the {workload.runtime} warm-up action ended {done.outcomes}")
 
 

@@ -37,8 +37,7 @@ async def _drain(
             )
             for n in range(nodes)
         ]
-        for tenant_id in tenant_ids[:nodes]:
-            await ours.warm_up(db, workers, tenant_id, workload.one())
+        await ours.warm_up(db, workers, tenant_ids, workload.one())
         since_id = await ours.last_action_id(db)
         done = await ours.drain(db, workers, tenant_ids, workload)
         extra, lost = await ours.duplicates(db, since_id)

@@ -6,9 +6,8 @@ N is 10 000 in full mode (100 in quick). In full mode the calibrated rates size 
 (`bench.budget.burst_sizes`), so the suite keeps its fifteen minutes:
 
 - on SQLite python drains the 10 000 burst when its calibrated rate drains it within 17 s
-  (about 590 actions/s: a 300-action calibration burst runs at ~60-75 % of a large burst's
-  rate, since each tenant's first run forks its warm worker), else as many as it drains in
-  17 s; micropython and wasm share one burst
+  (about 590 actions/s: a 300-action calibration burst ran at ~60-90 % of a large burst's
+  rate here), else as many as it drains in 17 s; micropython and wasm share one burst
   sized to the slower of them in 5 s. Both peer configurations run every size, so every
   ratio pairs equal bursts. The peer's defaults drain about 500 jobs/s here: the 10 000 case
   alone costs it some 25 s a repeat, which is why the other runtimes get the smaller burst;
