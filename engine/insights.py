@@ -146,11 +146,13 @@ async def preview_change(
     changed = dict(row) | spec_values(spec)
     before = _upcoming(deps, row, count)
     after = _upcoming(deps, changed, count) if spec.enabled else []
+    # As rule_writes.change finishes them: disabling a rule is a pause.
+    fate = "skipped (paused)" if row["enabled"] and not spec.enabled else "cancelled"
     return {
         "before": before,
         "after": after,
         "pending": (
-            f"{len(pending)} pending action(s) of version {row['version']} will be cancelled; "
+            f"{len(pending)} pending action(s) of version {row['version']} will be {fate}; "
             + (f"the next run will be at {after[0]}" if after else "no new run will be planned")
         ),
     }

@@ -103,7 +103,11 @@ def test_pause_resume_and_change_preview(new_tenant) -> None:
     assert len(data["before"]) == 3 and len(data["after"]) == 3
     berlin = ZoneInfo("Europe/Berlin")
     assert {datetime.fromisoformat(at).astimezone(berlin).hour for at in data["after"]} == {18}
-    assert data["pending"]
+    assert data["pending"].startswith("1 pending action(s) of version ")
+    assert "will be cancelled; the next run will be at " + data["after"][0] in data["pending"]
+    pause = t.viewer.post(f"/v1/rules/{rule['id']}/preview", json={"enabled": False}).json()
+    assert pause["after"] == []
+    assert pause["pending"].endswith("will be skipped (paused); no new run will be planned")
     assert t.viewer.get(f"/v1/rules/{rule['id']}").json()["schedule"] == RULE["schedule"]
 
 
