@@ -79,22 +79,20 @@ async def fetch_upcoming(
     return list((await conn.execute(query, params)).mappings())
 
 
-def _as_read(rows: Sequence[Mapping[str, Any]]) -> Any:
-    """Rows exactly as they were read: same id and version (the optimistic lock). The plain
-    `id IN` is what lets SQLite look rows up by primary key: for a row-value IN alone it
-    scans an index over every pending action instead (quadratic in a burst)."""
-    pairs = [(r["id"], r["version"]) for r in rows]
-    return actions.c.id.in_([i for i, _ in pairs]) & tuple_(actions.c.id, actions.c.version).in_(
-        pairs
-    )
-
-
 def _read_as(name: str) -> Any:
-    """`_as_read` with the pairs bound at execution as `<name>` and their ids as
-    `<name>_ids`, for statements built once."""
+    """Rows exactly as they were read: same id and version (the optimistic lock), bound at
+    execution by `_as_read(name, pairs)`. The plain `id IN` is what lets SQLite look rows up by
+    primary key: for a row-value IN alone it scans an index over every pending action instead
+    (quadratic in a burst)."""
     return actions.c.id.in_(bindparam(f"{name}_ids", expanding=True)) & tuple_(
         actions.c.id, actions.c.version
     ).in_(bindparam(name, expanding=True))
+
+
+def _as_read(name: str, pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
+    """The parameters of `_read_as(name)` for these (id, version) pairs."""
+    listed = list(pairs)
+    return {name: listed, f"{name}_ids": [i for i, _ in listed]}
 
 
 #: Claim statements are built once: building and keying one costs ~0.25 ms, as much as running
@@ -125,12 +123,24 @@ async def claim(
     if not rows:
         return {}
     params = {
-        "c_read": [(r["id"], r["version"]) for r in rows],
-        "c_read_ids": [r["id"] for r in rows],
+        **_as_read("c_read", ((r["id"], r["version"]) for r in rows)),
         "c_node": node,
         "c_lease_until": lease_until,
     }
     return {row.id: row.version for row in await conn.execute(_CLAIM, params)}
+
+
+_FINISH_PENDING = (
+    update(actions)
+    .where(_read_as("f_read"), actions.c.status == "pending")
+    .values(
+        status=bindparam("f_status", type_=actions.c.status.type),
+        reason=bindparam("f_reason", type_=actions.c.reason.type),
+        finished_at=bindparam("f_now", type_=actions.c.finished_at.type),
+        version=actions.c.version + 1,
+    )
+    .returning(actions.c.id)
+)
 
 
 async def finish_pending(
@@ -144,13 +154,13 @@ async def finish_pending(
     (skipped, expired): the ids finished."""
     if not rows:
         return set()
-    statement = (
-        update(actions)
-        .where(_as_read(rows), actions.c.status == "pending")
-        .values(status=status, reason=reason, finished_at=now, version=actions.c.version + 1)
-        .returning(actions.c.id)
-    )
-    return {row.id for row in await conn.execute(statement)}
+    params = {
+        **_as_read("f_read", ((r["id"], r["version"]) for r in rows)),
+        "f_status": status,
+        "f_reason": reason,
+        "f_now": now,
+    }
+    return {row.id for row in await conn.execute(_FINISH_PENDING, params)}
 
 
 _HOLD = (
@@ -168,7 +178,7 @@ async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
     """Of the (id, version) claims, those still held; their version moves on (the claim ends)."""
     if not claims:
         return set()
-    params = {"h_claims": list(claims.items()), "h_claims_ids": list(claims)}
+    params = _as_read("h_claims", claims.items())
     return {row.id for row in await conn.execute(_HOLD, params)}
 
 
