@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
+
+import uvloop
 
 from bench.catalog import SCENARIOS
 from bench.context import Mode
@@ -26,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     mode = Mode.QUICK if args.quick else Mode.FULL
     command = " ".join(["python -m bench", *(argv if argv is not None else sys.argv[1:])])
     try:
-        path = asyncio.run(run_suite(args.scenarios, mode, args.out, command))
+        path = uvloop.run(run_suite(args.scenarios, mode, args.out, command))
     except UnknownScenario as exc:
         parser.error(str(exc))
     print(summary_line(path))

@@ -27,6 +27,8 @@ import time
 from dataclasses import replace
 from datetime import UTC, datetime
 
+import uvloop
+
 from sandbox import Limits, OutcomeStatus, RuntimeName, Sandbox, SandboxConfig, ScriptContext
 from sandbox.memory_host import MemoryHost
 
@@ -140,7 +142,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="fewer runs (about 20 s in all)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
-    results = asyncio.run(measure(args.quick))
+    results = uvloop.run(measure(args.quick))
     if args.json:
         print(json.dumps(results))
         return

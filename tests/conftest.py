@@ -7,17 +7,26 @@ Outside CI a machine without PostgreSQL binaries skips the PostgreSQL half; unde
 
 from __future__ import annotations
 
+import asyncio
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+import uvloop
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.ci import missing
 from support.postgres import PostgresCluster, find_bin_dir
 from support.processes import run_cli
 
 from tenants.db import create_engine
+
+
+def pytest_asyncio_loop_factories(
+    config: pytest.Config, item: pytest.Item
+) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
+    """In-process tests run on the event loop the product runs on (`uvloop.run` in the CLI)."""
+    return {"uvloop": uvloop.new_event_loop}
 
 
 def _migrate(url: str) -> None:

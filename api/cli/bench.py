@@ -6,10 +6,10 @@ psutil, psycopg); without them the command says so instead of failing with a tra
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import click
+import uvloop
 
 from api.cli.common import EXIT_FAILED, fail
 from bench.catalog import SCENARIOS
@@ -37,7 +37,7 @@ def bench(scenarios: tuple[str, ...], quick: bool, out: Path | None) -> None:
     command = " ".join(["cadenza bench", *(["--quick"] if quick else []), *scenarios])
     mode = Mode.QUICK if quick else Mode.FULL
     exit_on_sigterm()
-    path = asyncio.run(run_suite(scenarios, mode, out or RESULTS_DIR, command))
+    path = uvloop.run(run_suite(scenarios, mode, out or RESULTS_DIR, command))
     click.echo(summary_line(path))
     if "failed" in statuses(path).values():
         raise SystemExit(EXIT_FAILED)

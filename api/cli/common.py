@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
 import gc
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 import click
+import uvloop
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -84,7 +84,7 @@ def run_async(fn: Callable[..., Awaitable[T]]) -> Callable[..., T]:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> T:
         try:
-            return asyncio.run(fn(*args, **kwargs))  # type: ignore[arg-type]
+            return uvloop.run(fn(*args, **kwargs))  # type: ignore[arg-type]
         except CadenzaDataError as exc:
             fail(str(exc))
         except KeyboardInterrupt:

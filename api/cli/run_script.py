@@ -6,7 +6,6 @@ For tenants trying a script and operators reproducing a run. Exit 0 when the run
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import uuid
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import uvloop
 
 from sandbox import (
     Limits,
@@ -68,7 +68,7 @@ def run_script(
         script = handle.read(_MAX_FILE_BYTES + 1)
     host = MemoryHost(kv)
     try:
-        outcome = asyncio.run(_run(name, script, params_value, limits, host))
+        outcome = uvloop.run(_run(name, script, params_value, limits, host))
     except SandboxError as exc:
         failure = click.ClickException(f"the sandbox could not run: {exc}")
         failure.exit_code = 2  # an environment problem, not an outcome
