@@ -23,7 +23,7 @@ from engine.completer import Completer
 from engine.deps import Deps
 from engine.logs import action_ids
 from engine.runner import Claimed, RunEnv, execute
-from engine.store import nodes
+from engine.store import nodes, queue
 from engine.tenant_loop import tenant_loop
 from engine.tenant_state import TenantState
 from tenants.errors import NotFound
@@ -56,6 +56,8 @@ class Node:
     def wake(self, tenant_id: str) -> None:
         """A tenant's rules or actions changed: look again now."""
         state = self._tenants.get(tenant_id)
+        if state is not None:
+            state.changes += 1
         if state is not None and state.loop_task is not None:
             state.is_changed = True
             state.wake.set()
@@ -206,6 +208,15 @@ class Node:
         while clock.now() < due_at:
             await clock.sleep_until(due_at, self._never, cap_s)
 
+    async def _still_claimed(self, state: TenantState, claimed: Claimed, seen: int) -> bool:
+        """Whether a run may start: unless the tenant changed in this process since the claim
+        (`seen` changes then), yes; otherwise only if the change left the claim alone (an edit
+        or pause revokes a claim taken ahead of its due time)."""
+        if state.changes == seen:
+            return True
+        async with self.deps.db.connect() as conn:
+            return await queue.is_claimed(conn, claimed.action["id"], claimed.version)
+
     def in_flight_ids(self) -> list[int]:
         """Actions this node claimed and has not recorded yet."""
         return [i for state in self._tenants.values() for i in state.in_flight]
@@ -213,11 +224,14 @@ class Node:
     def start_run(self, state: TenantState, claimed: Claimed) -> None:
         state.in_flight[claimed.action["id"]] = claimed
         metrics.IN_FLIGHT.inc()
-        self._spawn(self._run(state, claimed), f"cadenza-run-{claimed.action['id']}")
+        run = self._run(state, claimed, state.changes)
+        self._spawn(run, f"cadenza-run-{claimed.action['id']}")
 
-    async def _run(self, state: TenantState, claimed: Claimed) -> None:
+    async def _run(self, state: TenantState, claimed: Claimed, seen: int) -> None:
         try:
             await self._until_due(claimed.action["due_at"])
+            if not await self._still_claimed(state, claimed, seen):
+                return
             async with state.slots, self._slots:
                 completion = await execute(self._env, claimed, state.profile)
             _observe(completion.run)

@@ -10,10 +10,10 @@ The loop wakes `CLAIM_AHEAD` before the first due time and claims what is due by
 each claimed run waits for its own due time before it starts: the claim transaction (which
 may queue behind another for SQLite's one writer) is then out of the way at the due time
 instead of between it and the run. At 200 actions/s a claim waited for the write lock up to
-12-32 ms (p99; completions hold it too), so the window is wider than one transaction. An
-action is claimed at most `CLAIM_AHEAD` early: an edit or pause committed inside that window
-no longer reaches the occurrence already claimed (it runs as planned; the next one follows the
-edit), as if the edit had arrived a moment after the due time.
+12-32 ms (p99; completions hold it too), so the window is wider than one transaction. An edit
+or pause committed inside the window still reaches the claimed occurrence: it revokes the
+claim (`engine.store.actions.finish_pending_of_rule`), and the run either does not start
+(the change was made in this process) or commits none of its effects.
 
 Actions read ahead are claimed as read (same id and version), so waking at the due time
 costs one transaction, not a read and a transaction; a backlog is read once per batch and

@@ -32,6 +32,9 @@ class TenantState:
     #: Something changed (rules, actions, a deferred rule's run ended): what was read ahead is
     #: stale and must be read again.
     is_changed: bool = False
+    #: Changes to the tenant's rules or actions committed in this process so far: a run
+    #: claimed ahead checks its claim before it starts if one came after the claim.
+    changes: int = 0
     slots: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:

@@ -73,11 +73,23 @@ async def update_pending(
 async def finish_pending_of_rule(
     conn: AsyncConnection, rule_id: str, status: str, reason: str, now: datetime
 ) -> int:
-    """Finish every pending action of a rule (its version changed, it was paused or deleted)."""
+    """Finish every action of a rule that has not started (its version changed, it was paused
+    or deleted): the pending ones, and those claimed ahead of a due time still to come
+    (`engine.tenant_loop.CLAIM_AHEAD`). Such a claim is revoked: the node holding it either
+    sees the change and does not start the run, or runs it and its completion no longer
+    holds, so none of its effects are committed."""
+    claimed_ahead = (actions.c.status == "running") & (actions.c.due_at > now)
     result = await conn.execute(
         update(actions)
-        .where(actions.c.rule_id == rule_id, actions.c.status == "pending")
-        .values(status=status, reason=reason, finished_at=now, version=actions.c.version + 1)
+        .where(actions.c.rule_id == rule_id, (actions.c.status == "pending") | claimed_ahead)
+        .values(
+            status=status,
+            reason=reason,
+            finished_at=now,
+            version=actions.c.version + 1,
+            claimed_by=None,
+            lease_until=None,
+        )
     )
     return int(result.rowcount)
 

@@ -196,6 +196,14 @@ _SET_OUTCOME = (
 )
 
 
+async def is_claimed(conn: AsyncConnection, action_id: int, version: int) -> bool:
+    """Whether this claim (the action at the version its claim gave it) still holds."""
+    query = select(actions.c.id).where(
+        actions.c.id == action_id, actions.c.version == version, actions.c.status == "running"
+    )
+    return (await conn.execute(query)).first() is not None
+
+
 async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Write each held action's final state: {b_id, status, reason, due_at, finished_at}."""
     if rows:

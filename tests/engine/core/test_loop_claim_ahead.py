@@ -1,16 +1,20 @@
 """An action may be claimed a few milliseconds before it is due (so the claim's transaction
-is out of the way at the due time), but its run never starts before the due time."""
+is out of the way at the due time), but its run never starts before the due time, and an
+edit or pause committed in between still reaches it."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.records import ActionStatus, RuleSpec
+from engine.records import Action, ActionStatus, RuleSpec
 from engine.service import EngineService
+from engine.store.actions import finish_pending_of_rule
 from engine.tenant_loop import CLAIM_AHEAD
+from tenants.kv import get_item
 
 
 async def test_claimed_ahead_but_started_at_the_due_time(
@@ -37,3 +41,90 @@ async def test_claimed_ahead_but_started_at_the_due_time(
 
     (run,) = await eventually(runs)
     assert run.outcome == "ok" and run.started_at >= due
+
+
+COUNTING = """
+def main(ctx):
+    ctx.kv.set("old", ctx.kv.get("old", 0) + 1)
+    return "old"
+"""
+
+
+async def _claimed_ahead(service: EngineService, tenant_id: str, clock: ManualClock) -> Action:
+    """A counting rule whose first occurrence this node has claimed, before its due time."""
+    rule = await service.create_rule(
+        tenant_id, RuleSpec(name="r", schedule="* * * * *", code=COUNTING)
+    )
+    assert rule.next_run_at is not None
+    await service.start()
+    clock.set(rule.next_run_at - CLAIM_AHEAD / 2)
+
+    async def claimed() -> Action | None:
+        actions = (await service.list_actions(tenant_id, rule_id=rule.id)).items
+        return next((a for a in actions if a.status is ActionStatus.RUNNING), None)
+
+    return await eventually(claimed)
+
+
+async def _settled(service: EngineService, action: Action, clock: ManualClock) -> None:
+    """Past the action's due time, until this node no longer holds it in flight."""
+    clock.set(action.scheduled_at + timedelta(milliseconds=1))
+    node = service.node
+    assert node is not None
+
+    async def released() -> bool:
+        return action.id not in node.in_flight_ids()
+
+    await eventually(released)
+
+
+async def _kv(db: AsyncEngine, tenant_id: str, key: str) -> object:
+    async with db.connect() as conn:
+        item = await get_item(conn, tenant_id, key)
+    return None if item is None else item.value
+
+
+async def test_an_edit_inside_the_claim_window_reaches_the_claimed_occurrence(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    action = await _claimed_ahead(service, tenant_id, clock)
+    assert action.rule_id is not None
+    new_code = "def main(ctx):\n    return 'new'\n"
+    await service.update_rule(tenant_id, action.rule_id, {"code": new_code})
+    revoked = await service.get_action(tenant_id, action.id)
+    assert (revoked.status, revoked.reason) == (ActionStatus.CANCELLED, "rule_changed")
+    await _settled(service, action, clock)
+    assert (await service.list_runs(tenant_id, rule_id=action.rule_id)).items == []
+    assert await _kv(db, tenant_id, "old") is None, "the old code never ran"
+
+
+async def test_a_pause_inside_the_claim_window_skips_the_claimed_occurrence(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    action = await _claimed_ahead(service, tenant_id, clock)
+    assert action.rule_id is not None
+    await service.pause_rule(tenant_id, action.rule_id)
+    paused = await service.get_action(tenant_id, action.id)
+    assert (paused.status, paused.reason) == (ActionStatus.SKIPPED, "paused")
+    await _settled(service, action, clock)
+    assert (await service.list_runs(tenant_id, rule_id=action.rule_id)).items == []
+    assert await _kv(db, tenant_id, "old") is None
+
+
+async def test_a_claim_revoked_elsewhere_commits_no_effect(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    """An edit made through another node does not reach this one: the run starts, but its
+    completion finds the claim gone, so its kv write is not committed."""
+    action = await _claimed_ahead(service, tenant_id, clock)
+    assert action.rule_id is not None
+    async with db.begin() as conn:  # what another node's edit transaction does
+        revoked = await finish_pending_of_rule(
+            conn, action.rule_id, "cancelled", "rule_changed", clock.now()
+        )
+    assert revoked == 2, "the claimed occurrence and the next one, planned at the claim"
+    await _settled(service, action, clock)
+    (run,) = (await service.list_runs(tenant_id, rule_id=action.rule_id)).items
+    assert (run.action_id, run.outcome, run.committed) == (action.id, "ok", False)
+    assert await _kv(db, tenant_id, "old") is None, "its effect was not committed"
+    assert (await service.get_action(tenant_id, action.id)).status is ActionStatus.CANCELLED
