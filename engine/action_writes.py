@@ -120,14 +120,23 @@ async def submit(
     async with deps.write() as conn:
         existing = await action_store.find_by_key(conn, tenant_id, key)
         if existing is not None:
-            if existing["status"] == "pending":
-                await action_store.update_pending(conn, existing["id"], existing["version"], values)
+            if action_store.has_not_started(existing, now):
+                changed = values | _unclaimed(existing)
+                await action_store.update_unstarted(conn, existing, changed, now)
             action_id = int(existing["id"])
         else:
             rule = await load(conn, tenant_id, rule_id) if rule_id is not None else None
             action_id = await _insert_one_off(conn, tenant_id, key, rule, values, now)
     deps.wake(tenant_id)
     return action_id
+
+
+def _unclaimed(action: RowMapping) -> dict[str, Any]:
+    """An action claimed ahead goes back to pending, its attempt not counted (it never ran
+    with effect: see `engine.store.actions.has_not_started`)."""
+    if action["status"] != "running":
+        return {}
+    return {"status": "pending", "attempt": action["attempt"] - 1}
 
 
 async def _insert_one_off(
@@ -156,18 +165,19 @@ async def _insert_one_off(
 
 
 async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
-    """Cancel a pending action; a rule's own occurrence moves its chain to the next one."""
+    """Cancel an action that has not started (pending, or claimed ahead of its due time); a
+    rule's own occurrence moves its chain to the next one."""
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await _load(conn, tenant_id, action_id)
-        if row["status"] != "pending" or not await action_store.update_pending(
-            conn,
-            action_id,
-            row["version"],
-            {"status": "cancelled", "reason": "user", "finished_at": now},
-        ):
+        cancelled = {"status": "cancelled", "reason": "user", "finished_at": now}
+        done = action_store.has_not_started(row, now) and await action_store.update_unstarted(
+            conn, row, cancelled, now
+        )
+        if not done:
             raise InvalidState(
-                f"action {action_id} is {row['status']}, only a pending action can be cancelled"
+                f"action {action_id} is {row['status']}, only an action that has not started "
+                "can be cancelled"
             )
         await advance_chain(conn, [row], now, deps.config.horizon_years)
     deps.wake(tenant_id)

@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import delete, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import ColumnElement
 
 from engine.store.tables import actions
 
@@ -56,16 +57,41 @@ async def list_actions(
     return list((await conn.execute(query.order_by(actions.c.id.desc()).limit(limit))).mappings())
 
 
-async def update_pending(
-    conn: AsyncConnection, action_id: int, version: int, values: Mapping[str, Any]
+def has_not_started(action: Mapping[str, Any], now: datetime) -> bool:
+    """Whether a change may still reach this action: it is pending, or claimed ahead of a due
+    time still to come (`engine.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes
+    the claim (its version moves on): the node holding it either sees the change and does not
+    start the run, or runs it and its completion no longer holds, so none of its effects are
+    committed. `_not_started` is the same test in SQL."""
+    status = action["status"]
+    return status == "pending" or (status == "running" and action["due_at"] > now)
+
+
+def _not_started(now: datetime) -> ColumnElement[bool]:
+    claimed_ahead = (actions.c.status == "running") & (actions.c.due_at > now)
+    return (actions.c.status == "pending") | claimed_ahead
+
+
+#: What revoking a claim clears.
+_UNCLAIMED = {"claimed_by": None, "lease_until": None}
+
+
+async def update_unstarted(
+    conn: AsyncConnection,
+    action: Mapping[str, Any],
+    values: Mapping[str, Any],
+    now: datetime,
 ) -> bool:
-    """Change a pending action, only if nobody touched it since it was read at `version`."""
+    """Change an action that has not started (see `has_not_started`), only if nobody touched
+    it since it was read as `action`."""
     result = await conn.execute(
         update(actions)
         .where(
-            actions.c.id == action_id, actions.c.version == version, actions.c.status == "pending"
+            actions.c.id == action["id"],
+            actions.c.version == action["version"],
+            _not_started(now),
         )
-        .values(**values, version=version + 1)
+        .values(**values, **_UNCLAIMED, version=action["version"] + 1)
     )
     return result.rowcount == 1
 
@@ -74,21 +100,16 @@ async def finish_pending_of_rule(
     conn: AsyncConnection, rule_id: str, status: str, reason: str, now: datetime
 ) -> int:
     """Finish every action of a rule that has not started (its version changed, it was paused
-    or deleted): the pending ones, and those claimed ahead of a due time still to come
-    (`engine.tenant_loop.CLAIM_AHEAD`). Such a claim is revoked: the node holding it either
-    sees the change and does not start the run, or runs it and its completion no longer
-    holds, so none of its effects are committed."""
-    claimed_ahead = (actions.c.status == "running") & (actions.c.due_at > now)
+    or deleted), revoking the claims of those claimed ahead (see `has_not_started`)."""
     result = await conn.execute(
         update(actions)
-        .where(actions.c.rule_id == rule_id, (actions.c.status == "pending") | claimed_ahead)
+        .where(actions.c.rule_id == rule_id, _not_started(now))
         .values(
             status=status,
             reason=reason,
             finished_at=now,
             version=actions.c.version + 1,
-            claimed_by=None,
-            lease_until=None,
+            **_UNCLAIMED,
         )
     )
     return int(result.rowcount)

@@ -128,3 +128,56 @@ async def test_a_claim_revoked_elsewhere_commits_no_effect(
     assert (run.action_id, run.outcome, run.committed) == (action.id, "ok", False)
     assert await _kv(db, tenant_id, "old") is None, "its effect was not committed"
     assert (await service.get_action(tenant_id, action.id)).status is ActionStatus.CANCELLED
+
+
+ECHO = "def main(ctx):\n    ctx.kv.set('ran', ctx.params['v'])\n    return ctx.params['v']\n"
+
+
+async def _one_off_claimed_ahead(
+    service: EngineService, tenant_id: str, clock: ManualClock, key: str
+) -> Action:
+    """A one-off (it echoes its params) that this node has claimed, before its due time."""
+    run_at = clock.now() + timedelta(seconds=10)
+    submitted = await service.submit_action(
+        tenant_id, run_at=run_at, key=key, code=ECHO, params={"v": "old"}
+    )
+    await service.start()
+    clock.set(run_at - CLAIM_AHEAD / 2)
+
+    async def claimed() -> Action | None:
+        action = await service.get_action(tenant_id, submitted.id)
+        return action if action.status is ActionStatus.RUNNING else None
+
+    return await eventually(claimed)
+
+
+async def test_a_one_off_claimed_ahead_can_still_be_cancelled(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    action = await _one_off_claimed_ahead(service, tenant_id, clock, "k")
+    cancelled = await service.cancel_action(tenant_id, action.id)
+    assert (cancelled.status, cancelled.reason) == (ActionStatus.CANCELLED, "user")
+    await _settled(service, action, clock)
+    assert (await service.list_runs(tenant_id)).items == []
+    assert await _kv(db, tenant_id, "ran") is None
+
+
+async def test_a_key_resubmitted_inside_the_claim_window_updates_the_action(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    action = await _one_off_claimed_ahead(service, tenant_id, clock, "k")
+    again = await service.submit_action(
+        tenant_id, run_at=action.scheduled_at, key="k", code=ECHO, params={"v": "new"}
+    )
+    assert again.id == action.id
+    assert (again.status, again.attempt) == (ActionStatus.PENDING, 0), "claim revoked, not counted"
+
+    async def succeeded() -> Action | None:
+        found = await service.get_action(tenant_id, action.id)
+        return found if found.status is ActionStatus.SUCCEEDED else None
+
+    clock.set(action.scheduled_at + timedelta(milliseconds=1))
+    await eventually(succeeded)
+    (run,) = (await service.list_runs(tenant_id)).items
+    assert (run.result, run.attempt, run.committed) == ("new", 1, True)
+    assert await _kv(db, tenant_id, "ran") == "new"
