@@ -13,7 +13,7 @@ from engine.clock import ManualClock
 from engine.records import Action, ActionStatus, RuleSpec
 from engine.service import EngineService
 from engine.store.actions import finish_pending_of_rule
-from engine.tenant_loop import CLAIM_AHEAD
+from engine.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD
 from tenants.kv import get_item
 
 
@@ -130,6 +130,8 @@ async def test_a_claim_revoked_elsewhere_commits_no_effect(
     assert (await service.get_action(tenant_id, action.id)).status is ActionStatus.CANCELLED
 
 
+CLAIM_AHEAD_MS = CLAIM_AHEAD // timedelta(milliseconds=1)
+BATCH_AHEAD_MS = BATCH_AHEAD // timedelta(milliseconds=1)
 ECHO = "def main(ctx):\n    ctx.kv.set('ran', ctx.params['v'])\n    return ctx.params['v']\n"
 
 
@@ -181,3 +183,26 @@ async def test_a_key_resubmitted_inside_the_claim_window_updates_the_action(
     (run,) = (await service.list_runs(tenant_id)).items
     assert (run.result, run.attempt, run.committed) == ("new", 1, True)
     assert await _kv(db, tenant_id, "ran") == "new"
+
+
+async def test_a_steady_stream_is_claimed_a_few_actions_at_a_time(
+    service: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    first = clock.now() + timedelta(seconds=10)
+    offsets_ms = (0, 100, 200, CLAIM_AHEAD_MS + BATCH_AHEAD_MS + 50)
+    submitted = [
+        await service.submit_action(
+            tenant_id, run_at=first + timedelta(milliseconds=ms), code="def main(ctx):\n    pass\n"
+        )
+        for ms in offsets_ms
+    ]
+    await service.start()
+    clock.set(first - CLAIM_AHEAD / 2)
+
+    async def statuses() -> list[ActionStatus] | None:
+        found = [(await service.get_action(tenant_id, a.id)).status for a in submitted]
+        return found if found[0] is ActionStatus.RUNNING else None
+
+    claimed = await eventually(statuses)
+    assert claimed == [ActionStatus.RUNNING] * 3 + [ActionStatus.PENDING], "one claim for three"
+    assert (await service.list_runs(tenant_id)).items == [], "none started before its due time"

@@ -4,27 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from support.tenant_states import tenant_state
+
 from engine.runner import Claimed
 from engine.tenant_state import TenantState
-from tenants.quotas import Quotas, TenantProfile
-from tenants.usage import Usage
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
 def _state(max_concurrency: int) -> TenantState:
-    quotas = Quotas(
-        max_rules=10,
-        max_concurrency=max_concurrency,
-        max_timeout_ms=5000,
-        max_memory_mb=128,
-        min_interval_s=1,
-        allow_secondly=False,
-        max_runs_per_day=1000,
-        max_cpu_s_per_day=1000,
-    )
-    profile = TenantProfile("t1", True, quotas, None, "secret")
-    return TenantState(profile, NOW.date(), Usage(0, 0), loaded_at=NOW)
+    return tenant_state(NOW, max_concurrency)
 
 
 def _fill(state: TenantState, count: int) -> None:
