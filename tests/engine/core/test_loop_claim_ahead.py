@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
+from stored import kv_value
 from waiting import eventually
 
 from engine.clock import ManualClock
@@ -14,7 +15,6 @@ from engine.records import Action, ActionStatus, RuleSpec
 from engine.service import EngineService
 from engine.store.actions import finish_pending_of_rule
 from engine.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD
-from tenants.kv import get_item
 
 
 async def test_claimed_ahead_but_started_at_the_due_time(
@@ -78,12 +78,6 @@ async def _settled(service: EngineService, action: Action, clock: ManualClock) -
     await eventually(released)
 
 
-async def _kv(db: AsyncEngine, tenant_id: str, key: str) -> object:
-    async with db.connect() as conn:
-        item = await get_item(conn, tenant_id, key)
-    return None if item is None else item.value
-
-
 async def test_an_edit_inside_the_claim_window_reaches_the_claimed_occurrence(
     service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
 ) -> None:
@@ -95,7 +89,7 @@ async def test_an_edit_inside_the_claim_window_reaches_the_claimed_occurrence(
     assert (revoked.status, revoked.reason) == (ActionStatus.CANCELLED, "rule_changed")
     await _settled(service, action, clock)
     assert (await service.list_runs(tenant_id, rule_id=action.rule_id)).items == []
-    assert await _kv(db, tenant_id, "old") is None, "the old code never ran"
+    assert await kv_value(db, tenant_id, "old") is None, "the old code never ran"
 
 
 async def test_a_pause_inside_the_claim_window_skips_the_claimed_occurrence(
@@ -108,7 +102,7 @@ async def test_a_pause_inside_the_claim_window_skips_the_claimed_occurrence(
     assert (paused.status, paused.reason) == (ActionStatus.SKIPPED, "paused")
     await _settled(service, action, clock)
     assert (await service.list_runs(tenant_id, rule_id=action.rule_id)).items == []
-    assert await _kv(db, tenant_id, "old") is None
+    assert await kv_value(db, tenant_id, "old") is None
 
 
 async def test_a_claim_revoked_elsewhere_commits_no_effect(
@@ -126,7 +120,7 @@ async def test_a_claim_revoked_elsewhere_commits_no_effect(
     await _settled(service, action, clock)
     (run,) = (await service.list_runs(tenant_id, rule_id=action.rule_id)).items
     assert (run.action_id, run.outcome, run.committed) == (action.id, "ok", False)
-    assert await _kv(db, tenant_id, "old") is None, "its effect was not committed"
+    assert await kv_value(db, tenant_id, "old") is None, "its effect was not committed"
     assert (await service.get_action(tenant_id, action.id)).status is ActionStatus.CANCELLED
 
 
@@ -161,7 +155,7 @@ async def test_a_one_off_claimed_ahead_can_still_be_cancelled(
     assert (cancelled.status, cancelled.reason) == (ActionStatus.CANCELLED, "user")
     await _settled(service, action, clock)
     assert (await service.list_runs(tenant_id)).items == []
-    assert await _kv(db, tenant_id, "ran") is None
+    assert await kv_value(db, tenant_id, "ran") is None
 
 
 async def test_a_key_resubmitted_inside_the_claim_window_updates_the_action(
@@ -182,7 +176,7 @@ async def test_a_key_resubmitted_inside_the_claim_window_updates_the_action(
     await eventually(succeeded)
     (run,) = (await service.list_runs(tenant_id)).items
     assert (run.result, run.attempt, run.committed) == ("new", 1, True)
-    assert await _kv(db, tenant_id, "ran") == "new"
+    assert await kv_value(db, tenant_id, "ran") == "new"
 
 
 async def test_a_steady_stream_is_claimed_a_few_actions_at_a_time(

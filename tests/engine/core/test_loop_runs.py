@@ -7,13 +7,13 @@ from datetime import timedelta
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from stored import kv_value
 from waiting import eventually
 
 from engine.clock import ManualClock
 from engine.records import ActionStatus, RuleSpec
 from engine.service import EngineService
 from engine.store.tables import events
-from tenants.kv import get_item
 
 COUNTER = """
 def main(ctx):
@@ -23,12 +23,6 @@ def main(ctx):
     return n
 """
 FAILING = "def main(ctx):\n    raise ValueError('boom')\n"
-
-
-async def _kv(db: AsyncEngine, tenant_id: str, key: str) -> object:
-    async with db.connect() as conn:
-        item = await get_item(conn, tenant_id, key)
-    return None if item is None else item.value
 
 
 async def test_rule_runs_at_due_time_and_chains_the_next(
@@ -47,7 +41,7 @@ async def test_rule_runs_at_due_time_and_chains_the_next(
 
     runs = await eventually(one_run)
     assert runs[0].outcome == "ok" and runs[0].result == 1 and runs[0].committed
-    assert await _kv(db, tenant_id, "count") == 1
+    assert await kv_value(db, tenant_id, "count") == 1
     actions = (await service.list_actions(tenant_id, rule_id=rule.id)).items
     assert [(a.status, a.scheduled_at) for a in actions] == [
         (ActionStatus.PENDING, first_due + timedelta(minutes=1)),
