@@ -120,9 +120,8 @@ async def submit(
     async with deps.write() as conn:
         existing = await action_store.find_by_key(conn, tenant_id, key)
         if existing is not None:
-            if action_store.has_not_started(existing, now):
-                changed = values | _unclaimed(existing)
-                await action_store.update_unstarted(conn, existing, changed, now)
+            changed = values | _unclaimed(existing)  # once its run started, nothing changes
+            await action_store.update_unstarted(conn, existing, changed, now)
             action_id = int(existing["id"])
         else:
             rule = await load(conn, tenant_id, rule_id) if rule_id is not None else None
@@ -133,7 +132,7 @@ async def submit(
 
 def _unclaimed(action: RowMapping) -> dict[str, Any]:
     """An action claimed ahead goes back to pending, its attempt not counted (it never ran
-    with effect: see `engine.store.actions.has_not_started`)."""
+    with effect: see `engine.store.actions.update_unstarted`)."""
     if action["status"] != "running":
         return {}
     return {"status": "pending", "attempt": action["attempt"] - 1}
@@ -171,10 +170,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     async with deps.write() as conn:
         row = await _load(conn, tenant_id, action_id)
         cancelled = {"status": "cancelled", "reason": "user", "finished_at": now}
-        done = action_store.has_not_started(row, now) and await action_store.update_unstarted(
-            conn, row, cancelled, now
-        )
-        if not done:
+        if not await action_store.update_unstarted(conn, row, cancelled, now):
             raise InvalidState(
                 f"action {action_id} is {row['status']}, only an action that has not started "
                 "can be cancelled"

@@ -58,9 +58,9 @@ class Node:
         state = self._tenants.get(tenant_id)
         if state is not None:
             state.changes += 1
-        if state is not None and state.loop_task is not None:
-            state.is_changed = True
-            state.wake.set()
+            if state.loop_task is not None:
+                state.is_changed = True
+                state.wake.set()
         self._wake.set()
 
     async def start(self) -> None:

@@ -15,7 +15,7 @@ also takes what else comes due within `BATCH_AHEAD` (250 ms) after: under a stea
 is a claim transaction per few actions instead of one per action (at 200/s, three alternated
 pairs: engine CPU per action 3.3-3.9 -> 2.5-2.6 ms, lateness p99 4.8-31 -> 1.8-2.5 ms). An
 edit, pause, cancel or key update committed before the run starts still reaches the claimed
-action: it revokes the claim (`engine.store.actions.has_not_started`), and the run either
+action: it revokes the claim (`engine.store.actions.update_unstarted`), and the run either
 does not start (the change was made in this process) or commits none of its effects.
 
 Actions read ahead are claimed as read (same id and version), so waking at the due time

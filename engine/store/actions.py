@@ -57,17 +57,11 @@ async def list_actions(
     return list((await conn.execute(query.order_by(actions.c.id.desc()).limit(limit))).mappings())
 
 
-def has_not_started(action: Mapping[str, Any], now: datetime) -> bool:
-    """Whether a change may still reach this action: it is pending, or claimed ahead of a due
-    time still to come (`engine.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes
-    the claim (its version moves on): the node holding it either sees the change and does not
-    start the run, or runs it and its completion no longer holds, so none of its effects are
-    committed. `_not_started` is the same test in SQL."""
-    status = action["status"]
-    return status == "pending" or (status == "running" and action["due_at"] > now)
-
-
 def _not_started(now: datetime) -> ColumnElement[bool]:
+    """Actions a change may still reach: pending, or claimed ahead of a due time still to come
+    (`engine.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
+    version moves on): the node holding it either sees the change and does not start the run,
+    or runs it and its completion no longer holds, so none of its effects are committed."""
     claimed_ahead = (actions.c.status == "running") & (actions.c.due_at > now)
     return (actions.c.status == "pending") | claimed_ahead
 
@@ -82,8 +76,8 @@ async def update_unstarted(
     values: Mapping[str, Any],
     now: datetime,
 ) -> bool:
-    """Change an action that has not started (see `has_not_started`), only if nobody touched
-    it since it was read as `action`."""
+    """Change an action that has not started (see `_not_started`), only if nobody touched it
+    since it was read as `action`; whether it changed."""
     result = await conn.execute(
         update(actions)
         .where(
@@ -100,7 +94,7 @@ async def finish_pending_of_rule(
     conn: AsyncConnection, rule_id: str, status: str, reason: str, now: datetime
 ) -> int:
     """Finish every action of a rule that has not started (its version changed, it was paused
-    or deleted), revoking the claims of those claimed ahead (see `has_not_started`)."""
+    or deleted), revoking the claims of those claimed ahead (see `_not_started`)."""
     result = await conn.execute(
         update(actions)
         .where(actions.c.rule_id == rule_id, _not_started(now))
