@@ -13,15 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.store import outbox, queue
 from engine.store.tables import runs
 from tenants.kv import apply_writes
 from tenants.usage import add_usage
-
-#: Built once: building a statement costs about as much as running it on SQLite.
-_INSERT_RUNS = runs.insert().returning(runs.c.id, runs.c.action_id, runs.c.attempt)
 
 
 @dataclass
@@ -66,17 +64,15 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> se
     )
     for c in batch:
         c.run["committed"] = c.action_id in held
-    # Matched by (action, attempt): SQLite cannot return ids in parameter order in one batch.
-    inserted = await conn.execute(_INSERT_RUNS, [c.run for c in batch])
-    ids = {(row.action_id, row.attempt): row.id for row in inserted}
-    run_ids = [ids[(c.action_id, c.run["attempt"])] for c in batch]
+    await conn.execute(runs.insert(), [c.run for c in batch])
     await _apply_writes(conn, [c for c in batch if c.action_id in held])
+    emitting = [c for c in batch if c.action_id in held and c.events]
+    run_ids = await _run_ids(conn, emitting)
     await outbox.insert_events(
         conn,
         [
-            _event_row(c, run_id, type_, payload, source)
-            for c, run_id in zip(batch, run_ids, strict=True)
-            if c.action_id in held
+            _event_row(c, run_ids[(c.action_id, c.run["attempt"])], type_, payload, source)
+            for c in emitting
             for type_, payload, source in c.events
         ],
     )
@@ -85,6 +81,21 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> se
         [(c.action["tenant_id"], c.run["started_at"].date(), 1, c.cpu_ms) for c in batch],
     )
     return held
+
+
+async def _run_ids(
+    conn: AsyncConnection, batch: Sequence[Completion]
+) -> dict[tuple[int, int], int]:
+    """{(action id, attempt): run id} of the committed runs just inserted for `batch` (one per
+    attempt: only a held claim commits). Read back only for runs that emitted events: an
+    insert that returns ids makes SQLAlchemy render a statement per batch, which cost more
+    than the plain insert of the whole batch."""
+    if not batch:
+        return {}
+    query = select(runs.c.id, runs.c.action_id, runs.c.attempt).where(
+        runs.c.action_id.in_({c.action_id for c in batch}), runs.c.committed.is_(True)
+    )
+    return {(row.action_id, row.attempt): row.id for row in await conn.execute(query)}
 
 
 async def _apply_writes(conn: AsyncConnection, batch: Sequence[Completion]) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram
 
 RUNS = Counter(
@@ -31,3 +34,22 @@ ACTIVE_TENANTS = Gauge("cadenza_active_tenants", "Tenants with a timer loop on t
 WEBHOOKS = Counter(
     "cadenza_webhook_deliveries_total", "Webhook delivery attempts, by result.", ["result"]
 )
+
+
+def observe_run(run: dict[str, Any]) -> None:
+    """Count one recorded run: outcome, lateness, time in the sandbox."""
+    _runs(run["outcome"], run["runtime"]).inc()
+    LATENESS.observe(run["lateness_ms"] / 1000)
+    _sandbox_duration(run["runtime"]).observe(run["duration_ms"] / 1000)
+
+
+#: The labelled children, looked up once per label set: `labels()` validates and locks on
+#: every call, a cost paid per run otherwise.
+@functools.cache
+def _runs(outcome: str, runtime: str) -> Any:
+    return RUNS.labels(outcome=outcome, runtime=runtime)
+
+
+@functools.cache
+def _sandbox_duration(runtime: str) -> Any:
+    return SANDBOX_DURATION.labels(runtime=runtime)

@@ -217,6 +217,13 @@ class Node:
         async with self.deps.db.connect() as conn:
             return await queue.is_claimed(conn, claimed.action["id"], claimed.version)
 
+    @staticmethod
+    def _ended(state: TenantState, claimed: Claimed) -> None:
+        """The run ended: its place in the claim window is free while it is recorded."""
+        state.recording.add(claimed.action["id"])
+        if state.is_waiting_for_room and state.has_room_to_refill:
+            state.wake.set()
+
     def in_flight_ids(self) -> list[int]:
         """Actions this node claimed and has not recorded yet."""
         return [i for state in self._tenants.values() for i in state.in_flight]
@@ -234,7 +241,8 @@ class Node:
                 return
             async with state.slots, self._slots:
                 completion = await execute(self._env, claimed, state.profile)
-            _observe(completion.run)
+            self._ended(state, claimed)
+            metrics.observe_run(completion.run)
             committed = await self._completer.submit(completion)
             if committed:
                 state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
@@ -247,6 +255,7 @@ class Node:
         finally:
             if state.in_flight.get(claimed.action["id"]) is claimed:
                 del state.in_flight[claimed.action["id"]]
+                state.recording.discard(claimed.action["id"])
             metrics.IN_FLIGHT.dec()
             if claimed.action["rule_id"] in state.deferred:
                 state.deferred.discard(claimed.action["rule_id"])
@@ -257,9 +266,3 @@ class Node:
             if state.loop_task is None:
                 self._forget_if_idle(state)
                 self._wake.set()
-
-
-def _observe(run: dict[str, Any]) -> None:
-    metrics.RUNS.labels(outcome=run["outcome"], runtime=run["runtime"]).inc()
-    metrics.LATENESS.observe(run["lateness_ms"] / 1000)
-    metrics.SANDBOX_DURATION.labels(runtime=run["runtime"]).observe(run["duration_ms"] / 1000)

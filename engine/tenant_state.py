@@ -13,6 +13,13 @@ from tenants.usage import Usage
 
 #: How long a tenant's quotas and webhook are trusted before they are read again.
 PROFILE_TTL = timedelta(seconds=60)
+#: A tenant's claim window, per slot of its concurrency: actions claimed and not yet ended.
+#: Claims refill half a window at a time, so a backlog costs a claim transaction per
+#: `WINDOW_PER_SLOT / 2` runs of each slot (4 per slot claimed 4 actions a transaction in a
+#: burst, a quarter of its statements).
+WINDOW_PER_SLOT = 8
+#: Claimed actions per tenant, in claim windows, including ended runs not yet recorded.
+RECORDING_WINDOWS = 4
 
 
 @dataclass
@@ -24,6 +31,8 @@ class TenantState:
     loaded_at: datetime
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     in_flight: dict[int, Claimed] = field(default_factory=dict)
+    #: Of `in_flight`, the runs that ended and wait only to be recorded.
+    recording: set[int] = field(default_factory=set)
     #: Rules with an action waiting for the rule's previous run to end (overlap queue_one).
     deferred: set[str] = field(default_factory=set)
     loop_task: asyncio.Task[None] | None = None
@@ -46,8 +55,15 @@ class TenantState:
 
     @property
     def claim_room(self) -> int:
-        """How many more actions may be claimed now: a few per slot, queued for the sandbox."""
-        return max(0, self._window - len(self.in_flight))
+        """How many more actions may be claimed now: a few per slot, queued for the sandbox.
+
+        A run that ended frees its place at once, not when it is recorded: recording waits
+        for a batch (`engine.completer`), and a window that counted those runs held one tenant
+        to a window per batch (measured: 476 actions/s for a lone tenant's burst). Ended runs
+        waiting to be recorded are bounded too, so a slow database slows claiming down."""
+        unfinished = len(self.in_flight) - len(self.recording)
+        claimed_cap = RECORDING_WINDOWS * self._window - len(self.in_flight)
+        return max(0, min(self._window - unfinished, claimed_cap))
 
     @property
     def has_room_to_refill(self) -> bool:
@@ -58,7 +74,7 @@ class TenantState:
 
     @property
     def _window(self) -> int:
-        return 4 * self.profile.quotas.max_concurrency
+        return WINDOW_PER_SLOT * self.profile.quotas.max_concurrency
 
     def busy_since(self, rule_id: str | None) -> datetime | None:
         """When this node claimed the rule's earliest run still in flight."""

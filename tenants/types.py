@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -25,14 +26,42 @@ class UtcDateTime(TypeDecorator[datetime]):
     cache_ok = True
 
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
-        if value is None:
-            return None
-        if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value!r} cannot be stored: attach a time zone")
-        value = value.astimezone(UTC)
-        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+        return None if value is None else _utc(value)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
         return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+    def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
+        """On SQLite, one step from an instant to its stored text, the same text SQLAlchemy's
+        DATETIME writes ("2026-11-23 09:00:00.000000", UTC); the general path takes four
+        Python calls per value, and the engine binds several per run."""
+        if dialect.name == "sqlite":
+            return _to_sqlite_text
+        return super().bind_processor(dialect)
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], Any] | None:
+        """On SQLite, one step from stored text to an aware UTC instant (see `bind_processor`)."""
+        if dialect.name == "sqlite":
+            return _from_sqlite_text
+        return super().result_processor(dialect, coltype)
+
+
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError(f"naive datetime {value!r} cannot be stored: attach a time zone")
+    return value.astimezone(UTC)
+
+
+def _to_sqlite_text(value: datetime | None) -> str | None:
+    if value is None:
+        return None
+    return _utc(value).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def _from_sqlite_text(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    parsed = datetime.fromisoformat(value)
+    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)

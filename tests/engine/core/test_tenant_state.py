@@ -1,4 +1,5 @@
-"""A tenant's claim window: a backlog is claimed half a window at a time, not one per run."""
+"""A tenant's claim window: a backlog is claimed half a window at a time, not one per run; a
+run that ended frees its place before it is recorded, up to a bound."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from datetime import UTC, datetime
 from support.tenant_states import tenant_state
 
 from engine.runner import Claimed
-from engine.tenant_state import TenantState
+from engine.tenant_state import RECORDING_WINDOWS, WINDOW_PER_SLOT, TenantState
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -16,27 +17,46 @@ def _state(max_concurrency: int) -> TenantState:
     return tenant_state(NOW, max_concurrency)
 
 
-def _fill(state: TenantState, count: int) -> None:
-    for action_id in range(count):
+def _fill(state: TenantState, count: int, first: int = 0) -> None:
+    for action_id in range(first, first + count):
         state.in_flight[action_id] = Claimed({"id": action_id, "rule_id": None}, 1, NOW)
 
 
 async def test_refill_waits_for_half_the_window() -> None:
-    state = _state(max_concurrency=2)  # window of 8
-    _fill(state, 8)
+    state = _state(max_concurrency=2)
+    window = 2 * WINDOW_PER_SLOT
+    _fill(state, window)
     assert state.claim_room == 0 and not state.has_room_to_refill
-    for action_id in range(3):
+    for action_id in range(window // 2 - 1):
         del state.in_flight[action_id]
-    assert state.claim_room == 3 and not state.has_room_to_refill
-    del state.in_flight[3]
-    assert state.claim_room == 4 and state.has_room_to_refill
+    assert state.claim_room == window // 2 - 1 and not state.has_room_to_refill
+    del state.in_flight[window // 2 - 1]
+    assert state.claim_room == window // 2 and state.has_room_to_refill
 
 
-async def test_one_slot_refills_at_two_free() -> None:
+async def test_one_slot_refills_at_half_its_window() -> None:
     state = _state(max_concurrency=1)
-    _fill(state, 4)
+    _fill(state, WINDOW_PER_SLOT)
+    for action_id in range(WINDOW_PER_SLOT // 2 - 1):
+        del state.in_flight[action_id]
     assert not state.has_room_to_refill
-    del state.in_flight[0]
-    assert not state.has_room_to_refill
-    del state.in_flight[1]
+    del state.in_flight[WINDOW_PER_SLOT // 2 - 1]
     assert state.has_room_to_refill
+
+
+async def test_ended_runs_free_their_place_until_the_recording_bound() -> None:
+    state = _state(max_concurrency=1)
+    window = WINDOW_PER_SLOT
+    _fill(state, window)
+    state.recording |= set(range(window))  # all ended, none recorded yet
+    assert state.claim_room == window and state.has_room_to_refill
+    cap = RECORDING_WINDOWS * window
+    _fill(state, cap - window - 1, first=window)
+    state.recording |= set(range(window, cap - 1))
+    assert state.claim_room == 1  # one short of the bound on claimed, unrecorded actions
+    _fill(state, 1, first=cap - 1)
+    assert state.claim_room == 0 and not state.has_room_to_refill
+    for action_id in range(window):  # recorded: gone from in flight
+        del state.in_flight[action_id]
+        state.recording.discard(action_id)
+    assert state.claim_room == window - 1  # the last claimed one has not ended
