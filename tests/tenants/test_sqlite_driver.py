@@ -11,8 +11,7 @@ import aiosqlite.core
 import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
-
-from tenants.db import create_engine
+from support.sqlite_tables import sqlite_with
 
 metadata = MetaData()
 items = Table(
@@ -25,11 +24,8 @@ items = Table(
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(f"sqlite:///{tmp_path / 'driver.db'}")
-    async with engine.begin() as conn:
-        await conn.run_sync(metadata.create_all)
-    yield engine
-    await engine.dispose()
+    async with sqlite_with(metadata, tmp_path / "driver.db") as engine:
+        yield engine
 
 
 @pytest.fixture

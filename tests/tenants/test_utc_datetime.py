@@ -16,8 +16,8 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.dialects.sqlite import DATETIME
 from sqlalchemy.exc import StatementError
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.sqlite_tables import sqlite_with
 
-from tenants.db import create_engine
 from tenants.types import UtcDateTime
 
 metadata = MetaData()
@@ -36,11 +36,8 @@ instants = st.datetimes(
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(f"sqlite:///{tmp_path / 'stamps.db'}")
-    async with engine.begin() as conn:
-        await conn.run_sync(metadata.create_all)
-    yield engine
-    await engine.dispose()
+    async with sqlite_with(metadata, tmp_path / "stamps.db") as engine:
+        yield engine
 
 
 @given(instants)

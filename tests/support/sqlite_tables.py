@@ -1,0 +1,21 @@
+"""A SQLite file holding just the tables a test declares, opened the way Cadenza opens one."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from sqlalchemy import MetaData
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from tenants.db import create_engine
+
+
+@contextlib.asynccontextmanager
+async def sqlite_with(metadata: MetaData, path: Path) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(f"sqlite:///{path}")
+    async with engine.begin() as conn:
+        await conn.run_sync(metadata.create_all)
+    yield engine
+    await engine.dispose()
