@@ -180,8 +180,12 @@ async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
     """Deliver every event due now (one batch); returns how many were attempted."""
     now = deps.clock.now()
     hold = now + timedelta(seconds=2 * deps.config.webhook_timeout_s)
+    async with deps.db.connect() as conn:
+        ids = await deliveries.due_ids(conn, now, DELIVERY_BATCH)
+    if not ids:
+        return 0
     async with deps.write() as conn:
-        due = await deliveries.claim_due(conn, now, hold, DELIVERY_BATCH)
+        due = await deliveries.claim(conn, ids, now, hold)
     await asyncio.gather(*(deliver(deps, client, event) for event in due))
     return len(due)
 

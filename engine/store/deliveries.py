@@ -12,20 +12,23 @@ from engine.store.tables import events
 from tenants.tables import tenants
 
 
-async def claim_due(
-    conn: AsyncConnection, now: datetime, hold_until: datetime, limit: int
-) -> list[RowMapping]:
-    """Events due for (re)delivery, held until `hold_until` so no other node sends them too;
-    each with its tenant's webhook URL and secret."""
+async def due_ids(conn: AsyncConnection, now: datetime, limit: int) -> list[int]:
+    """Events due for (re)delivery, oldest first: a read, so an engine with nothing to deliver
+    never queues for SQLite's one writer just to look."""
     due = (
         select(events.c.id)
         .where(events.c.delivery_status == "pending", events.c.next_attempt_at <= now)
         .order_by(events.c.next_attempt_at)
         .limit(limit)
     )
-    ids = [row.id for row in await conn.execute(due)]
-    if not ids:
-        return []
+    return [row.id for row in await conn.execute(due)]
+
+
+async def claim(
+    conn: AsyncConnection, ids: list[int], now: datetime, hold_until: datetime
+) -> list[RowMapping]:
+    """Of the `ids` found due, those still due, held until `hold_until` so no other node sends
+    them too; each with its tenant's webhook URL and secret."""
     won = await conn.execute(
         update(events)
         .where(
