@@ -15,10 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
+from support.operator import ADMIN_TOKEN
 from support.postgres import PostgresCluster
 from support.processes import Server, running_server
-
-ADMIN_TOKEN = "operator-token-for-tests"
 
 
 @pytest.fixture(

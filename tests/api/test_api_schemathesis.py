@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ADMIN_TOKEN
+from support.operator import ADMIN_TOKEN
 from support.processes import cli_env
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))

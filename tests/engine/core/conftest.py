@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime
 
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.moments import START
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
 from sandbox import RuntimeName, Sandbox, SandboxConfig
 from tenants.registry import create_tenant
-
-START = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from conftest import START
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.moments import START
 from waiting import eventually
 
 from engine.clock import ManualClock
