@@ -15,8 +15,8 @@ from tenants.usage import Usage
 PROFILE_TTL = timedelta(seconds=60)
 #: A tenant's claim window, per slot of its concurrency: actions claimed and not yet ended.
 #: Claims refill half a window at a time, so a backlog costs a claim transaction per
-#: `WINDOW_PER_SLOT / 2` runs of each slot (4 per slot claimed 4 actions a transaction in a
-#: burst, a quarter of its statements).
+#: `WINDOW_PER_SLOT / 2` runs of each slot (at 4 per slot, a burst made 0.25 claim
+#: transactions per action, two thirds of the engine's statements; at 8, 0.13).
 WINDOW_PER_SLOT = 8
 #: Claimed actions per tenant, in claim windows, including ended runs not yet recorded.
 RECORDING_WINDOWS = 4
