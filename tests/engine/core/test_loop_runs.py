@@ -48,8 +48,10 @@ async def test_rule_runs_at_due_time_and_chains_the_next(
         (ActionStatus.SUCCEEDED, first_due),
     ]
     async with db.connect() as conn:
-        stored = (await conn.execute(select(events.c.type, events.c.payload))).all()
-    assert [(t, p["n"]) for t, p in stored] == [("counted", 1)]
+        stored = (
+            await conn.execute(select(events.c.type, events.c.payload, events.c.run_id))
+        ).all()
+    assert [(t, p["n"], run_id) for t, p, run_id in stored] == [("counted", 1, runs[0].id)]
 
 
 async def test_failing_script_is_retried_then_fails_with_event(
@@ -77,8 +79,8 @@ async def test_failing_script_is_retried_then_fails_with_event(
 
     async def failure_event() -> object:
         async with db.connect() as conn:
-            return (
-                await conn.execute(select(events.c.type).where(events.c.type == "run.failed"))
-            ).all()
+            query = select(events.c.run_id).where(events.c.type == "run.failed")
+            return (await conn.execute(query)).all()
 
-    assert len(await eventually(failure_event)) == 1
+    last_attempt = next(r for r in both if r.attempt == 2)
+    assert [row.run_id for row in await eventually(failure_event)] == [last_attempt.id]
