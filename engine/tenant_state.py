@@ -59,7 +59,7 @@ class TenantState:
 
         A run that ended frees its place at once, not when it is recorded: recording waits
         for a batch (`engine.completer`), and a window that counted those runs held one tenant
-        to a window per batch (measured: 476 actions/s for a lone tenant's burst). Ended runs
+        to a window per batch (a lone tenant's burst drained at 400-480 actions/s). Ended runs
         waiting to be recorded are bounded too, so a slow database slows claiming down."""
         unfinished = len(self.in_flight) - len(self.recording)
         claimed_cap = RECORDING_WINDOWS * self._window - len(self.in_flight)

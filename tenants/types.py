@@ -29,9 +29,7 @@ class UtcDateTime(TypeDecorator[datetime]):
         return None if value is None else _utc(value)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
-        if value is None:
-            return None
-        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+        return None if value is None else _read_as_utc(value)
 
     def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
         """On SQLite, one step from an instant to its stored text, the same text SQLAlchemy's
@@ -60,8 +58,10 @@ def _to_sqlite_text(value: datetime | None) -> str | None:
     return _utc(value).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
+def _read_as_utc(value: datetime) -> datetime:
+    """A stored instant, aware in UTC (SQLite's come back naive, and naive means UTC there)."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
 def _from_sqlite_text(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    parsed = datetime.fromisoformat(value)
-    return parsed.replace(tzinfo=UTC) if parsed.tzinfo is None else parsed.astimezone(UTC)
+    return None if value is None else _read_as_utc(datetime.fromisoformat(value))
