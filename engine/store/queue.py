@@ -13,9 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select, tuple_, update
+from sqlalchemy import String, bindparam, select, tuple_, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.functions import FunctionElement
 
 from engine.occurrences import gap_traces, next_occurrence, occurrence_row, rule_schedule
 from engine.store.tables import actions, rules
@@ -79,14 +81,35 @@ async def fetch_upcoming(
     return list((await conn.execute(query, params)).mappings())
 
 
-def _read_as(name: str) -> Any:
-    """Rows exactly as they were read: same id and version (the optimistic lock), bound at
-    execution by `_as_read(name, pairs)`. The plain `id IN` is what lets SQLite look rows up by
-    primary key: for a row-value IN alone it scans an index over every pending action instead
-    (quadratic in a burst)."""
-    return actions.c.id.in_(bindparam(f"{name}_ids", expanding=True)) & tuple_(
-        actions.c.id, actions.c.version
-    ).in_(bindparam(name, expanding=True))
+class _Unindexed(FunctionElement[str]):
+    """A column compared without its indexes: `+column` on SQLite, the plain column elsewhere."""
+
+    inherit_cache = True
+    type = String()
+
+
+@compiles(_Unindexed)
+def _plain(element: _Unindexed, compiler: Any, **kw: Any) -> str:
+    return str(compiler.process(element.clauses, **kw))
+
+
+@compiles(_Unindexed, "sqlite")
+def _unary_plus(element: _Unindexed, compiler: Any, **kw: Any) -> str:
+    return "+" + str(compiler.process(element.clauses, **kw))
+
+
+def _read_as(name: str, status: str) -> Any:
+    """Rows exactly as they were read (same id and version: the optimistic lock) and still in
+    `status`, bound at execution by `_as_read(name, pairs)`. SQLite must look these rows up by
+    primary key: the plain `id IN` is what allows it (for a row-value IN alone it scans), and
+    the status is compared through `+status`, because with an index on status SQLite 3.40
+    prefers that index over the primary key and reads every pending action (a claim of 8
+    actions took 1.4-1.7 ms with 10 000 pending, 0.25 ms by primary key)."""
+    return (
+        actions.c.id.in_(bindparam(f"{name}_ids", expanding=True))
+        & tuple_(actions.c.id, actions.c.version).in_(bindparam(name, expanding=True))
+        & (_Unindexed(actions.c.status) == status)
+    )
 
 
 def _as_read(name: str, pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
@@ -99,7 +122,7 @@ def _as_read(name: str, pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
 #: it on SQLite, and the loop claims at every due time.
 _CLAIM = (
     update(actions)
-    .where(_read_as("c_read"), actions.c.status == "pending")
+    .where(_read_as("c_read", "pending"))
     .values(
         status="running",
         version=actions.c.version + 1,
@@ -132,7 +155,7 @@ async def claim(
 
 _FINISH_PENDING = (
     update(actions)
-    .where(_read_as("f_read"), actions.c.status == "pending")
+    .where(_read_as("f_read", "pending"))
     .values(
         status=bindparam("f_status", type_=actions.c.status.type),
         reason=bindparam("f_reason", type_=actions.c.reason.type),
@@ -165,10 +188,7 @@ async def finish_pending(
 
 _HOLD = (
     update(actions)
-    .where(
-        _read_as("h_claims"),
-        actions.c.status == "running",
-    )
+    .where(_read_as("h_claims", "running"))
     .values(version=actions.c.version + 1)
     .returning(actions.c.id)
 )

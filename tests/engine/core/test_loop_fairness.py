@@ -47,14 +47,18 @@ async def test_busy_tenant_does_not_delay_another(
 
         runs = await eventually(other_ran, timeout_s=20)
         async with db.connect() as conn:
-            waiting = (
+            unfinished = (
                 await conn.execute(
                     select(func.count())
                     .select_from(actions)
-                    .where(actions.c.tenant_id == tenant_id, actions.c.status == "pending")
+                    .where(
+                        actions.c.tenant_id == tenant_id,
+                        actions.c.status.in_(("pending", "running")),
+                    )
                 )
             ).scalar_one()
     finally:
         await service.stop()
     assert runs[0].outcome == "ok"
-    assert waiting > BACKLOG // 2, "the busy tenant's backlog was still there when the other ran"
+    # Claimed ahead counts as unfinished: the busy tenant may claim its whole backlog at once.
+    assert unfinished > BACKLOG // 2, "the busy tenant's backlog was still there when the other ran"
