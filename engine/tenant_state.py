@@ -59,7 +59,7 @@ class TenantState:
 
     @property
     def claim_room(self) -> int:
-        """How many more actions may be claimed now: a few per slot, queued for the sandbox.
+        """How many more actions may be claimed now: a window per slot, queued for the sandbox.
 
         A run that ended frees its place at once, not when it is recorded: recording waits
         for a batch (`engine.completer`), and a window that counted those runs held one tenant
