@@ -92,6 +92,8 @@ Index("ix_actions_status_lease", actions.c.status, actions.c.lease_until)
 Index("ix_actions_rule_scheduled", actions.c.rule_id, actions.c.scheduled_at)
 # A rule's next run (earliest pending action): without it SQLite scans every pending action.
 Index("ix_actions_rule_status_due", actions.c.rule_id, actions.c.status, actions.c.due_at)
+# A tenant's actions newest first (listing pages): without it SQLite sorts all of them per page.
+Index("ix_actions_tenant_id_id", actions.c.tenant_id, actions.c.id)
 
 runs = Table(
     "runs",
