@@ -25,7 +25,7 @@ from engine.logs import action_ids
 from engine.runner import Claimed, RunEnv, execute
 from engine.store import nodes, queue
 from engine.tenant_loop import tenant_loop
-from engine.tenant_state import TenantState
+from engine.tenant_state import COMPETING_WINDOW_PER_SLOT, WINDOW_PER_SLOT, TenantState
 from tenants.errors import NotFound
 from tenants.quotas import load_profile
 from tenants.usage import get_usage
@@ -146,7 +146,8 @@ class Node:
             except NotFound:
                 return None
             usage = await get_usage(conn, tenant_id, now.date())
-        state = TenantState(profile, now.date(), usage, loaded_at=now)
+        window = WINDOW_PER_SLOT if config.use_tenant_leases else COMPETING_WINDOW_PER_SLOT
+        state = TenantState(profile, now.date(), usage, loaded_at=now, window_per_slot=window)
         self._tenants[tenant_id] = state
         return state
 

@@ -22,6 +22,9 @@ PROFILE_TTL = timedelta(seconds=60)
 #: 16 per slot 1 479 and 1 438, 32 per slot 1 753 and 1 530 (0.13 -> 0.04 claims per action).
 #: The tenant's slots and the node's still bound what runs: the window only queues.
 WINDOW_PER_SLOT = 32
+#: The window of nodes that compete for every tenant's actions (no tenant leases): narrow, so
+#: that a backlog is shared between them rather than claimed whole by the first to look.
+COMPETING_WINDOW_PER_SLOT = 8
 #: Claimed actions per tenant, in claim windows, including ended runs not yet recorded.
 RECORDING_WINDOWS = 4
 
@@ -48,6 +51,7 @@ class TenantState:
     #: Changes to the tenant's rules or actions committed in this process so far: a run
     #: claimed ahead checks its claim before it starts if one came after the claim.
     changes: int = 0
+    window_per_slot: int = WINDOW_PER_SLOT
     slots: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
@@ -78,7 +82,7 @@ class TenantState:
 
     @property
     def _window(self) -> int:
-        return WINDOW_PER_SLOT * self.profile.quotas.max_concurrency
+        return self.window_per_slot * self.profile.quotas.max_concurrency
 
     def busy_since(self, rule_id: str | None) -> datetime | None:
         """When this node claimed the rule's earliest run still in flight."""
