@@ -45,7 +45,7 @@ class Node:
         self.deps = deps
         self._env = RunEnv(deps.sandbox, deps.db, deps.clock, deps.config.node_name)
         self._slots = asyncio.Semaphore(deps.config.max_concurrency)
-        self._completer = Completer(deps, deps.config.batch_size)
+        self._completer = Completer(deps, deps.config.completion_batch_size)
         self._tenants: dict[str, TenantState] = {}
         self._wake = asyncio.Event()
         #: For waits that only a deadline ends.
