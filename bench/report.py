@@ -53,11 +53,23 @@ def _plots(result: ScenarioResult, stem: Path) -> list[str]:
     return [f"![{result.name}]({path.name})" for path in made if path is not None]
 
 
+def _machine_state(machine: dict[str, float | None]) -> str:
+    """How fast the machine was: compare the probe across runs before comparing figures."""
+    steal = machine.get("cpu_steal_percent")
+    stolen = "not counted here" if steal is None else f"{steal:.1f} %"
+    return (
+        f"Machine while it ran: speed probe {machine['speed_probe_ms']:.1f} ms before it "
+        f"(`bench.machine.speed_probe_ms`, lower is faster), CPU steal {stolen}."
+    )
+
+
 def _section(result: ScenarioResult, stem: Path) -> list[str]:
     lines = [f"## {result.name}", ""]
     lines.append(
         f"Status: **{result.status}** in {result.duration_s:.0f} s. Parameters: `{result.params}`."
     )
+    if result.machine:
+        lines += ["", _machine_state(result.machine)]
     lines.append("")
     if result.figures:
         lines += _figures_table(result)

@@ -115,6 +115,8 @@ class ScenarioResult:
     ratios: list[Ratio] = field(default_factory=list)
     samples: list[Samples] = field(default_factory=list)
     duration_s: float = 0.0
+    #: How fast the machine was when the scenario ran (`bench.machine`): speed probe, steal.
+    machine: dict[str, float | None] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -15,7 +15,7 @@ from typing import Any
 from bench.catalog import SCENARIOS
 from bench.context import Context, Mode
 from bench.databases import open_databases
-from bench.machine import describe_machine
+from bench.machine import CpuSteal, describe_machine, speed_probe_ms
 from bench.report import write_report
 from bench.results import ScenarioResult, Status
 
@@ -38,6 +38,8 @@ def check_names(names: Sequence[str]) -> list[str]:
 
 async def _run_one(name: str, ctx: Context) -> ScenarioResult:
     module = importlib.import_module(f"bench.scenarios.{name}")
+    probe_ms = speed_probe_ms()
+    steal = CpuSteal()
     started = time.monotonic()
     ctx.log(f"{name}: {SCENARIOS[name]}")
     try:
@@ -45,6 +47,7 @@ async def _run_one(name: str, ctx: Context) -> ScenarioResult:
     except Exception as exc:  # a broken scenario is reported, the others still run
         result = ScenarioResult(name, Status.FAILED, notes=[f"{type(exc).__name__}: {exc}"])
     result.duration_s = time.monotonic() - started
+    result.machine = {"speed_probe_ms": probe_ms, "cpu_steal_percent": steal.percent()}
     ctx.log(f"{name}: {result.status} in {result.duration_s:.0f} s")
     return result
 

@@ -27,8 +27,11 @@ def test_bench_quick_preview_writes_well_formed_results(tmp_path: Path) -> None:
     for figure in preview["figures"]:
         assert figure["unit"] == "ms"
         assert sorted(figure["repeats"])[len(figure["repeats"]) // 2] == figure["median"]
+    assert preview["machine"]["speed_probe_ms"] > 0
+    assert 0 <= preview["machine"]["cpu_steal_percent"] <= 100
     report = results.with_suffix(".md").read_text()
     assert "# Cadenza benchmark" in report and "## preview" in report
+    assert f"speed probe {preview['machine']['speed_probe_ms']:.1f} ms" in report
     assert str(results) in done.stdout
 
 
