@@ -5,32 +5,20 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.records import RuleSpec
 from engine.service import EngineService
 from engine.store.tables import actions
-
-FAILING = "def main(ctx):\n    raise ValueError('boom')\n"
 
 
 async def test_retry_of_an_occurrence_does_not_plan_the_next_one_again(
     service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
 ) -> None:
-    spec = RuleSpec(
-        name="f", schedule="* * * * *", code=FAILING, max_attempts=3, backoff_s=1, backoff_max_s=1
-    )
-    rule = await service.create_rule(tenant_id, spec)
-    await service.start()
-    clock.set(rule.next_run_at)  # type: ignore[arg-type]
-
-    async def runs(n: int) -> object:
-        found = (await service.list_runs(tenant_id, rule_id=rule.id)).items
-        return found if len(found) >= n else None
-
+    rule, runs = await start_failing_rule(service, tenant_id, clock, max_attempts=3)
     await eventually(lambda: runs(1))
     clock.advance(timedelta(seconds=2))  # past the retry's backoff, before the next occurrence
     await eventually(lambda: runs(2))

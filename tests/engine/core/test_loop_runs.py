@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
@@ -22,7 +23,6 @@ def main(ctx):
     ctx.emit("counted", {"n": n, "occurrence": ctx.occurrence_id})
     return n
 """
-FAILING = "def main(ctx):\n    raise ValueError('boom')\n"
 
 
 async def test_rule_runs_at_due_time_and_chains_the_next(
@@ -57,17 +57,7 @@ async def test_rule_runs_at_due_time_and_chains_the_next(
 async def test_failing_script_is_retried_then_fails_with_event(
     service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
 ) -> None:
-    spec = RuleSpec(
-        name="f", schedule="* * * * *", code=FAILING, max_attempts=2, backoff_s=1, backoff_max_s=1
-    )
-    rule = await service.create_rule(tenant_id, spec)
-    await service.start()
-    clock.set(rule.next_run_at)  # type: ignore[arg-type]
-
-    async def runs_of_rule(n: int) -> object:
-        found = (await service.list_runs(tenant_id, rule_id=rule.id)).items
-        return found if len(found) >= n else None
-
+    _, runs_of_rule = await start_failing_rule(service, tenant_id, clock, max_attempts=2)
     first = await eventually(lambda: runs_of_rule(1))
     assert first[0].outcome == "error" and "boom" in (first[0].error or "")
     clock.advance(timedelta(seconds=2))  # past the retry's backoff, before the next occurrence
