@@ -168,7 +168,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     rule's own occurrence moves its chain to the next one."""
     now = deps.clock.now()
     async with deps.write() as conn:
-        row = await _load(conn, tenant_id, action_id)
+        row = await load_action(conn, tenant_id, action_id)
         cancelled = {"status": "cancelled", "reason": "user", "finished_at": now}
         if not await action_store.update_unstarted(conn, row, cancelled, now):
             raise InvalidState(
@@ -183,7 +183,7 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
     """Run a finished, unsuccessful action once more, now, as a new action (same occurrence)."""
     now = deps.clock.now()
     async with deps.write() as conn:
-        row = await _load(conn, tenant_id, action_id)
+        row = await load_action(conn, tenant_id, action_id)
         if row["status"] not in {"failed", "expired", "skipped", "cancelled"}:
             raise InvalidState(
                 f"action {action_id} is {row['status']}: only a failed, expired, skipped "
@@ -219,7 +219,9 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
     return new_id
 
 
-async def _load(conn: Any, tenant_id: str, action_id: int) -> RowMapping:
+async def load_action(conn: Any, tenant_id: str, action_id: int) -> RowMapping:
+    """The tenant's action `action_id`; ActionNotFound if it has none (or the id is out of
+    range: another tenant's id reads as missing, never as forbidden)."""
     row = (
         None
         if not 0 < action_id <= MAX_ID

@@ -8,8 +8,9 @@ from typing import Any
 
 from sqlalchemy.engine import RowMapping
 
+from engine.action_writes import load_action
 from engine.deps import Deps
-from engine.errors import ActionNotFound, RunNotFound
+from engine.errors import RunNotFound
 from engine.occurrences import rule_schedule
 from engine.records import Action, Page, Rule, Run
 from engine.recurrence import ScheduleError
@@ -109,14 +110,7 @@ async def list_rules(
 
 async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:
     async with deps.db.connect() as conn:
-        row = (
-            None
-            if not 0 < action_id <= MAX_ID
-            else await action_store.get_action(conn, tenant_id, action_id)
-        )
-    if row is None:
-        raise ActionNotFound(f"no action {action_id} for this tenant: check the action id")
-    return action_from_row(row)
+        return action_from_row(await load_action(conn, tenant_id, action_id))
 
 
 async def list_actions(
