@@ -11,6 +11,7 @@ from typing import Any
 
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
 from engine.errors import ActionNotFound, InvalidRule, InvalidState
@@ -219,9 +220,9 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
     return new_id
 
 
-async def load_action(conn: Any, tenant_id: str, action_id: int) -> RowMapping:
-    """The tenant's action `action_id`; ActionNotFound if it has none (or the id is out of
-    range: another tenant's id reads as missing, never as forbidden)."""
+async def load_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping:
+    """The tenant's action `action_id`; ActionNotFound if the tenant has none by that id,
+    another tenant's action and an id out of range included (missing, never forbidden)."""
     row = (
         None
         if not 0 < action_id <= MAX_ID
