@@ -1,0 +1,1 @@
+"""The records the client sends and receives."""
