@@ -4,8 +4,10 @@ client itself: tenants are made with the operator token, each test gets fresh on
 from __future__ import annotations
 
 import shutil
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 import pytest
 from cadenza_client import AsyncClient, Client, QuotaChanges, RetryPolicy, Role
@@ -90,3 +92,21 @@ async def async_editor(tenant: Tenant, client_server: Server) -> AsyncIterator[A
         client_server.base_url, tenant.keys[Role.EDITOR], retry=NO_RETRY
     ) as client:
         yield client
+
+
+@pytest.fixture
+def eventually() -> Callable[..., Any]:
+    """Ask `probe` until it answers something truthy; fail after `timeout_s`.
+
+    The engine runs actions on its own schedule; the short pause between questions only spares
+    the server, it synchronises nothing.
+    """
+
+    def ask(probe: Callable[[], Any], timeout_s: float = 30.0) -> Any:
+        deadline = time.monotonic() + timeout_s
+        while (found := probe()) is None or found is False or found == []:
+            assert time.monotonic() < deadline, f"no answer within {timeout_s} s"
+            time.sleep(0.1)
+        return found
+
+    return ask
