@@ -24,6 +24,9 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "preview": ("api.cli.preview", "preview", "Show a schedule's next dates and its text."),
     "run-script": ("api.cli.run_script", "run_script", "Run a script once in the sandbox."),
     "bench": ("api.cli.bench", "bench", "Run the benchmarks against APScheduler."),
+    "rules": ("api.cli.rules", "rules", "A server's rules: list, pause, export, import..."),
+    "actions": ("api.cli.queue", "actions", "A server's actions: submit, list, cancel."),
+    "runs": ("api.cli.queue", "runs", "A server's runs: list, get."),
 }
 
 
