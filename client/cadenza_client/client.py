@@ -12,7 +12,7 @@ async with AsyncClient("http://127.0.0.1:8000", key="cdz_...") as cadenza:
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Generic
+from typing import Any, Generic
 
 import httpx
 
@@ -28,9 +28,21 @@ DEFAULT_TIMEOUT_S = 30.0
 
 
 class Api(Generic[S]):
-    """Every resource of the API, on one session."""
+    """Every resource of the API, on one session; `Client` and `AsyncClient` say which.
 
-    def __init__(self, session: S) -> None:
+    `key` is a tenant API key (`cdz_…`), or the operator token for `tenants`; `retry` says
+    how often a request is repeated after a 429 or a broken connection (see `RetryPolicy`).
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        key: str | None = None,
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        session = self._open(http_options(base_url, key, timeout_s), retry or RetryPolicy())
         self.session: S = session
         self.schedules: Schedules[S] = Schedules(session)
         self.rules: Rules[S] = Rules(session)
@@ -44,24 +56,18 @@ class Api(Generic[S]):
         self.tenants: Tenants[S] = Tenants(session)
         self.server: Server[S] = Server(session)
 
+    @staticmethod
+    def _open(options: dict[str, Any], retry: RetryPolicy) -> S:
+        """The session this kind of client sends through."""
+        raise NotImplementedError
+
 
 class Client(Api[SyncSession]):
-    """A blocking client of one Cadenza server, as one tenant's key (or the operator token).
+    """A blocking client of one Cadenza server, as one tenant's key (or the operator token)."""
 
-    `key` is a tenant API key (`cdz_…`), or the operator token for `tenants`; `retry` says how
-    often a request is repeated after a 429 or a broken connection (see `RetryPolicy`).
-    """
-
-    def __init__(
-        self,
-        base_url: str,
-        key: str | None = None,
-        *,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        http = httpx.Client(**http_options(base_url, key, timeout_s))
-        super().__init__(SyncSession(http, retry or RetryPolicy()))
+    @staticmethod
+    def _open(options: dict[str, Any], retry: RetryPolicy) -> SyncSession:
+        return SyncSession(httpx.Client(**options), retry)
 
     def close(self) -> None:
         self.session.close()
@@ -81,16 +87,9 @@ class Client(Api[SyncSession]):
 class AsyncClient(Api[AsyncSession]):
     """The async twin of `Client`: the same methods, each answering an awaitable."""
 
-    def __init__(
-        self,
-        base_url: str,
-        key: str | None = None,
-        *,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        retry: RetryPolicy | None = None,
-    ) -> None:
-        http = httpx.AsyncClient(**http_options(base_url, key, timeout_s))
-        super().__init__(AsyncSession(http, retry or RetryPolicy()))
+    @staticmethod
+    def _open(options: dict[str, Any], retry: RetryPolicy) -> AsyncSession:
+        return AsyncSession(httpx.AsyncClient(**options), retry)
 
     async def close(self) -> None:
         await self.session.close()

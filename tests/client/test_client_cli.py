@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cadenza_client import (
@@ -94,11 +95,12 @@ def _varied_rules() -> list[NewRule]:
     ]
 
 
-def _definitions(client: Client) -> list[dict[str, object]]:
-    return sorted(
-        (rule.as_new().model_dump(mode="json") for rule in client.rules.list()),
-        key=lambda rule: str(rule["name"]),
-    )
+def _by_name(rules: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(rules, key=lambda rule: str(rule["name"]))
+
+
+def _definitions(client: Client) -> list[dict[str, Any]]:
+    return _by_name(rule.as_new().model_dump(mode="json") for rule in client.rules.list())
 
 
 def test_export_then_import_into_a_fresh_tenant_recreates_the_same_rules(
@@ -131,8 +133,7 @@ def test_export_then_import_into_a_fresh_tenant_recreates_the_same_rules(
     assert {r.enabled for r in copied.rules.list() if r.name == "paused hourly"} == {False}
 
     code, again, _ = cadenza(client_server, fresh.keys[Role.VIEWER], "rules", "export")
-    by_name = lambda rules: sorted(rules, key=lambda rule: rule["name"])  # noqa: E731
-    assert by_name(json.loads(again)["rules"]) == by_name(document["rules"])
+    assert _by_name(json.loads(again)["rules"]) == _by_name(document["rules"])
 
 
 def test_an_import_with_one_bad_rule_creates_none_and_names_it(

@@ -53,16 +53,21 @@ class RunSummary(Record):
     committed: bool = Field(description="False when its claim was lost: effects discarded.")
 
 
-class Run(RunSummary):
-    """One attempt with its output, result, error and resources."""
+class ScriptOutput(Record):
+    """What a script's run left: its result or error, and its (capped) output."""
 
-    pid: int | None
     result: Any
     error: str | None
     error_line: int | None
     stdout: str
     stderr: str
-    output_truncated: bool
+    output_truncated: bool = Field(description="True when output or result were capped.")
+
+
+class Run(RunSummary, ScriptOutput):
+    """One attempt with its output, result, error and resources."""
+
+    pid: int | None
     cpu_ms: float | None
     peak_memory_bytes: int | None
     fuel: int | None
@@ -102,18 +107,12 @@ class EmittedEvent(Record):
     payload: Any
 
 
-class TestRun(Record):
+class TestRun(ScriptOutput):
     """What a script did when run once without saving: nothing of it was applied."""
 
     __test__ = False  # not a pytest test class, despite its name
 
     status: Outcome
-    result: Any
-    error: str | None
-    error_line: int | None
-    stdout: str
-    stderr: str
-    output_truncated: bool
     events: tuple[EmittedEvent, ...]
     logs: tuple[str, ...]
     duration_ms: float

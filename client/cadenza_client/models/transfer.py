@@ -14,13 +14,11 @@ from pydantic import AwareDatetime
 from cadenza_client.models.base import Input
 from cadenza_client.models.rules import NewRule
 
-FORMAT = "cadenza-rules"
-
 
 class RulesExport(Input):
     """Rule definitions exported from one tenant (`source`) at `exported_at`."""
 
-    format: Literal["cadenza-rules"] = FORMAT
+    format: Literal["cadenza-rules"] = "cadenza-rules"
     version: Literal[1] = 1
     exported_at: AwareDatetime
     source: str = ""
