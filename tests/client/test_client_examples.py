@@ -48,3 +48,9 @@ def test_the_async_example_creates_concurrently_pauses_lists_triggers_and_delete
     assert printed.count("enabled: ping") == 2
     assert "triggered: " in printed
     assert "gone: 404 /problems/not-found" in printed
+
+
+@pytest.mark.parametrize("example", ["quickstart_sync.py", "quickstart_async.py"])
+def test_docs_client_md_shows_the_examples_as_they_are_run(example: str) -> None:
+    guide = (EXAMPLES.parents[1] / "docs" / "client.md").read_text()
+    assert f"```python\n{(EXAMPLES / example).read_text()}```" in guide
