@@ -19,6 +19,8 @@ import httpx
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from cadenza_client.errors import InvalidId
+
 T_co = TypeVar("T_co", covariant=True)
 M = TypeVar("M", bound=BaseModel)
 X_co = TypeVar("X_co", covariant=True)
@@ -35,12 +37,14 @@ def segment(value: str | int) -> str:
     """`value` as one path segment; ids never hold `/`, so one that does is a mistake here."""
     text = str(value)
     if not text or "/" in text:
-        raise ValueError(f"{text!r} is not an id: ids are not empty and hold no '/'")
+        raise InvalidId(f"{text!r} is not an id: ids are not empty and hold no '/'")
     return quote(text, safe="")
 
 
 def key_path(key: str) -> EncodedPath:
     """A data key as a path: its `/` kept, everything else (and `.`/`..` segments) encoded."""
+    if not key:
+        raise InvalidId("a data key is 1-256 characters, not empty")
     parts = [quote(part, safe="") for part in key.split("/")]
     return EncodedPath("/".join(p.replace(".", "%2E") if p in {".", ".."} else p for p in parts))
 

@@ -11,6 +11,7 @@ async with AsyncClient("http://127.0.0.1:8000", key="cdz_...") as cadenza:
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Any, Generic
 
@@ -27,7 +28,7 @@ from cadenza_client.sessions import AsyncSession, SyncSession, http_options
 DEFAULT_TIMEOUT_S = 30.0
 
 
-class Api(Generic[S]):
+class Api(ABC, Generic[S]):
     """Every resource of the API, on one session; `Client` and `AsyncClient` say which.
 
     `key` is a tenant API key (`cdz_…`), or the operator token for `tenants`; `retry` says
@@ -57,9 +58,9 @@ class Api(Generic[S]):
         self.server: Server[S] = Server(session)
 
     @staticmethod
+    @abstractmethod
     def _open(options: dict[str, Any], retry: RetryPolicy) -> S:
         """The session this kind of client sends through."""
-        raise NotImplementedError
 
 
 class Client(Api[SyncSession]):

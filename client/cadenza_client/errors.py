@@ -24,6 +24,10 @@ class CadenzaError(Exception):
     """The Cadenza client could not do what was asked."""
 
 
+class InvalidId(CadenzaError, ValueError):
+    """An id or key that cannot name anything (empty, or an id holding `/`); nothing was sent."""
+
+
 class TransportFailed(CadenzaError):
     """The server could not be reached, or the connection broke before an answer came."""
 

@@ -35,11 +35,11 @@ class SyncSession:
     """Sends calls with a blocking httpx client, sleeping between retries."""
 
     def __init__(self, http: httpx.Client, retry: RetryPolicy) -> None:
-        self.http = http
+        self._http = http
         self._retry = retry
 
     def send(self, call: Call[T]) -> T:
-        steps = exchange(call, call.request(self.http), self._retry)
+        steps = exchange(call, call.request(self._http), self._retry)
         reply: Reply | None = None
         while True:
             try:
@@ -53,7 +53,7 @@ class SyncSession:
             time.sleep(step.seconds)
             return None
         try:
-            return self.http.send(step)
+            return self._http.send(step)
         except httpx.TransportError as exc:
             return exc
 
@@ -66,18 +66,18 @@ class SyncSession:
             next_call = following(next_call, page)
 
     def close(self) -> None:
-        self.http.close()
+        self._http.close()
 
 
 class AsyncSession:
     """Sends calls with an async httpx client, sleeping between retries without blocking."""
 
     def __init__(self, http: httpx.AsyncClient, retry: RetryPolicy) -> None:
-        self.http = http
+        self._http = http
         self._retry = retry
 
     async def send(self, call: Call[T]) -> T:
-        steps: Steps[T] = exchange(call, call.request(self.http), self._retry)
+        steps: Steps[T] = exchange(call, call.request(self._http), self._retry)
         reply: Reply | None = None
         while True:
             try:
@@ -91,7 +91,7 @@ class AsyncSession:
             await asyncio.sleep(step.seconds)
             return None
         try:
-            return await self.http.send(step)
+            return await self._http.send(step)
         except httpx.TransportError as exc:
             return exc
 
@@ -105,4 +105,4 @@ class AsyncSession:
             next_call = following(next_call, page)
 
     async def close(self) -> None:
-        await self.http.aclose()
+        await self._http.aclose()

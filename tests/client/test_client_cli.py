@@ -54,6 +54,8 @@ def test_rules_list_get_pause_resume_trigger_and_delete(
     assert (code, out) == (0, f"rule {rule.id} deleted\n")
     code, _, err = cadenza(client_server, key, "rules", "get", rule.id)
     assert code == 2 and "404 /problems/not-found" in err
+    code, _, err = cadenza(client_server, key, "rules", "pause", "r_1/x")
+    assert code == 2 and "is not an id" in err and "Traceback" not in err
 
 
 def test_a_wrong_key_or_no_server_is_one_line_and_exit_2(client_server: Server) -> None:

@@ -10,6 +10,7 @@ from cadenza_client import (
     Client,
     Forbidden,
     InvalidCursor,
+    InvalidId,
     InvalidRule,
     InvalidSchedule,
     NewRule,
@@ -134,9 +135,13 @@ def test_roles_and_tenants_are_enforced_as_typed_errors(
         viewer.rules.get(theirs)
 
 
-def test_an_id_holding_a_slash_is_refused_before_any_request(editor: Client) -> None:
-    with pytest.raises(ValueError, match="hold no '/'"):
+def test_an_id_holding_a_slash_or_an_empty_key_is_refused_before_any_request(
+    editor: Client,
+) -> None:
+    with pytest.raises(InvalidId, match="hold no '/'"):
         editor.rules.get("r_1/pause")
+    with pytest.raises(ValueError, match="not empty"):
+        editor.kv.get("")
 
 
 def test_pause_resume_trigger_and_backfill_steer_the_rules_runs(editor: Client) -> None:
