@@ -9,6 +9,7 @@ database) — always with a one-line message, never a traceback.
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
 
@@ -30,6 +31,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: The remote commands use the client library, a distribution of its own (`client/`).
+CLIENT_PACKAGE = "cadenza_client"
+CLIENT_HINT = "the client library: pip install -e ./client (see docs/client.md)"
+
+
 class _LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(_COMMANDS)
@@ -38,7 +44,14 @@ class _LazyGroup(click.Group):
         if cmd_name not in _COMMANDS:
             return None
         module, attribute, _ = _COMMANDS[cmd_name]
-        command: click.Command = getattr(importlib.import_module(module), attribute)
+        try:
+            loaded = importlib.import_module(module)
+        except ModuleNotFoundError as missing:
+            if missing.name != CLIENT_PACKAGE:
+                raise
+            click.echo(f"cadenza: error: `cadenza {cmd_name}` needs {CLIENT_HINT}", err=True)
+            sys.exit(2)
+        command: click.Command = getattr(loaded, attribute)
         return command
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

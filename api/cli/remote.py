@@ -15,14 +15,8 @@ from datetime import datetime
 from typing import Any, NoReturn, TypeVar
 
 import click
+from cadenza_client import ApiProblem, CadenzaError, Client
 from pydantic import BaseModel
-
-try:
-    from cadenza_client import ApiProblem, CadenzaError, Client
-except ImportError as missing:  # the client is a distribution of its own (client/)
-    raise click.ClickException(
-        "the remote commands need the client library: pip install -e ./client (see docs/client.md)"
-    ) from missing
 
 T = TypeVar("T")
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -240,3 +242,29 @@ def test_bad_submit_options_are_refused_before_any_request(
 ) -> None:
     code, _, err = cadenza(client_server, tenant.keys[Role.EDITOR], "actions", "submit", *args)
     assert code == 2 and expected in err, err
+
+
+WITHOUT_CLIENT = """
+import sys
+
+class NoClient:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "cadenza_client":
+            raise ModuleNotFoundError(f"No module named {name!r}", name="cadenza_client")
+
+sys.meta_path.insert(0, NoClient())
+sys.argv = ["cadenza", "rules", "list", "--key", "cdz_unused"]
+from api.cli.main import main
+main()
+"""
+
+
+def test_without_the_client_library_a_remote_command_says_how_to_install_it() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_CLIENT], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == (
+        "cadenza: error: `cadenza rules` needs the client library: "
+        "pip install -e ./client (see docs/client.md)\n"
+    )
