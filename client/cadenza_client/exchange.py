@@ -17,7 +17,8 @@ import httpx
 from pydantic import ValidationError
 
 from cadenza_client.call import Call
-from cadenza_client.errors import TransportFailed, UnexpectedAnswer, problem_from
+from cadenza_client.errors import TransportFailed, UnexpectedAnswer
+from cadenza_client.problems import problem_from
 from cadenza_client.retry import Reply, RetryPolicy
 
 T = TypeVar("T")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import httpx
 
 from cadenza_client.call import Call
-from cadenza_client.errors import retry_after_s
+from cadenza_client.problems import retry_after_s
 
 Reply = httpx.Response | httpx.TransportError
 """What one attempt ended with: an answer, or the transport error instead of one."""
