@@ -15,12 +15,12 @@ from typing import Protocol
 from sandbox.cache import CompileCache
 from sandbox.contract import HostApi, Limits, Outcome, RuntimeName, ScriptContext
 from sandbox.errors import SandboxError
-from sandbox.micropython_runtime import MicroPythonRuntime
+from sandbox.micropython.runtime import MicroPythonRuntime
 from sandbox.pool import WorkerPool
-from sandbox.python_runtime import PythonRuntime
+from sandbox.python.runtime import PythonRuntime
 from sandbox.warm import WarmPolicy
-from sandbox.wasm_engine import WasmEngine
-from sandbox.wasm_runtime import WasmRuntime
+from sandbox.wasm.engine import WasmEngine
+from sandbox.wasm.runtime import WasmRuntime
 
 log = logging.getLogger("cadenza.sandbox")
 

@@ -29,10 +29,11 @@ from RestrictedPython.Guards import (
     guarded_unpack_sequence,
 )
 
-from sandbox import framing, isolation, restricted
+from sandbox import framing, isolation
+from sandbox.python import restricted
 from sandbox.errors import ScriptRejected
 from sandbox.output_window import OutputWindow
-from sandbox.scriptapi import Ctx, HostError, Output, to_json_args
+from sandbox.python.scriptapi import Ctx, HostError, Output, to_json_args
 from sandbox.warm import REUSABLE_STATUSES
 
 MAX_JOB_BYTES = 8 * 1024 * 1024

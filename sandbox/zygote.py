@@ -29,7 +29,8 @@ import socket
 import sys
 import tempfile
 
-from sandbox import isolation, output_window, restricted, seccomp
+from sandbox import isolation, output_window, seccomp
+from sandbox.python import restricted
 from sandbox.output_window import OutputWindow
 from sandbox.worker import Worker
 

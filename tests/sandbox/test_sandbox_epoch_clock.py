@@ -9,7 +9,7 @@ import pytest
 import wasmtime
 
 from sandbox.contract import Limits
-from sandbox.wasm_engine import WasmEngine
+from sandbox.wasm.engine import WasmEngine
 
 SPIN = '(module (func (export "spin") (loop $l (br $l))))'
 

@@ -7,8 +7,8 @@ from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
-from sandbox.micropython_prelude import MODULE, MOUNT, REPORT_MODULE
-from sandbox.micropython_rom import prelude_image
+from sandbox.micropython.prelude import MODULE, MOUNT, REPORT_MODULE
+from sandbox.micropython.rom import prelude_image
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

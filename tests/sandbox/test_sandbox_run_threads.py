@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from sandbox.wasm_engine import RunThreads
+from sandbox.wasm.engine import RunThreads
 
 
 def _fail() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import wasmtime
 
 from sandbox.contract import OutcomeStatus
-from sandbox.guest import GuestRun, GuestStopped
+from sandbox.wasm.guest import GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused
 
 MODULE = "cadenza"

