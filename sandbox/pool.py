@@ -1,9 +1,9 @@
-"""The engine's side of the zygote: pre-forked python workers, and warm ones per tenant.
+"""The engine's side of the zygote: pre-forked workers, and warm ones per tenant.
 
-`acquire(binding)` hands out a warm worker already bound to that tenant and memory limit if
-one is idle (see `sandbox.warm`), else a fresh one (its socket and a pidfd to kill it by) and
-asks the zygote for a replacement, so forking happens ahead of demand and off the run's
-critical path. `release` parks a worker for its tenant's next run or kills it.
+`acquire(binding)` hands out a warm worker already bound to that tenant, memory limit and
+runtime if one is idle (see `sandbox.warm`), else a fresh one (its socket and a pidfd to kill
+it by) and asks the zygote for a replacement, so forking happens ahead of demand and off the
+run's critical path. `release` parks a worker for its tenant's next run or kills it.
 """
 
 from __future__ import annotations
@@ -22,12 +22,17 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import output_window
+from sandbox.contract import RuntimeName
 from sandbox.errors import SandboxError
 from sandbox.framing import Channel
+from sandbox.report import WorkerReport
 from sandbox.warm import Binding, WarmPolicy, WarmWorkers
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+#: The /proc/<pid>/statm field that the worker's memory rlimit counts: its whole address
+#: space for python (RLIMIT_AS), its writable memory for the wasm runtimes (RLIMIT_DATA).
+_STATM_FIELD = {RuntimeName.PYTHON: 0, RuntimeName.MICROPYTHON: 5, RuntimeName.WASM: 5}
 
 
 @dataclass
@@ -45,8 +50,10 @@ class WorkerHandle:
     runs: int = 0
     cpu_used_s: float = 0.0
     cpu_limit_s: float = 0.0
-    #: Its address space when it was bound, before any tenant code.
-    vm_base_bytes: int = 0
+    #: Its memory (see `memory_bytes`) when it was bound, before any tenant code.
+    base_memory_bytes: int = 0
+    #: The keys of the scripts it has loaded (the engine sends each one once).
+    holds: set[str] = field(default_factory=set)
     _channel: Channel | None = field(default=None, repr=False)
     _statm: int | None = field(default=None, repr=False)
 
@@ -64,14 +71,14 @@ class WorkerHandle:
         """Alive, and silent since its last run (see `Channel.is_quiet`)."""
         return self.is_alive() and (self._channel is None or self._channel.is_quiet)
 
-    def address_space_bytes(self) -> int | None:
-        """Its virtual size (what RLIMIT_AS counts), read from outside through a descriptor
-        kept open (reopening /proc for every run cost more than reading it); None once it
-        is gone."""
+    def memory_bytes(self) -> int | None:
+        """The memory its rlimit counts, read from outside through a descriptor kept open
+        (reopening /proc for every run cost more than reading it); None once it is gone."""
+        column = _STATM_FIELD[self.binding.runtime if self.binding else RuntimeName.PYTHON]
         try:
             if self._statm is None:
                 self._statm = os.open(f"/proc/{self.pid}/statm", os.O_RDONLY)
-            return int(os.pread(self._statm, 128, 0).split()[0]) * _PAGE_BYTES
+            return int(os.pread(self._statm, 128, 0).split()[column]) * _PAGE_BYTES
         except (OSError, ValueError, IndexError):
             return None
 
@@ -94,10 +101,22 @@ class WorkerHandle:
 
 
 class WorkerPool:
-    """Starts the zygote, keeps `size` workers ready, and reports how each worker ended."""
+    """Starts the zygote, keeps `size` workers ready, and reports how each worker ended.
 
-    def __init__(self, size: int, warm: WarmPolicy | None = None) -> None:
+    The zygote loads what the workers of `runtimes` need (compiled modules from `cache_dir`
+    when given) before it forks any."""
+
+    def __init__(
+        self,
+        size: int,
+        warm: WarmPolicy | None = None,
+        runtimes: tuple[RuntimeName, ...] = tuple(RuntimeName),
+        cache_dir: Path | None = None,
+    ) -> None:
         self._size = size
+        self._zygote_config = json.dumps(
+            {"runtimes": list(runtimes), "cache_dir": str(cache_dir) if cache_dir else None}
+        )
         self._warm = WarmWorkers(warm or WarmPolicy(), self.release)
         self._requested = 0
         self._ready: asyncio.Queue[WorkerHandle] = asyncio.Queue()
@@ -112,7 +131,7 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._process = subprocess.Popen(
-            [sys.executable, "-m", "sandbox.zygote", str(theirs.fileno())],
+            [sys.executable, "-m", "sandbox.zygote", str(theirs.fileno()), self._zygote_config],
             pass_fds=[theirs.fileno()],
             env={"PYTHONPATH": _PACKAGE_ROOT, "PYTHONDONTWRITEBYTECODE": "1"},
             cwd="/",
@@ -126,10 +145,10 @@ class WorkerPool:
         loop.add_reader(ours.fileno(), self._on_readable)
         self._request(self._size)
         try:
-            self.layers = await asyncio.wait_for(asyncio.shield(self._started), 30)
+            self.layers = await asyncio.wait_for(asyncio.shield(self._started), 60)
         except TimeoutError:
             await self.stop()
-            raise SandboxError("the python zygote did not start within 30 s") from None
+            raise SandboxError("the sandbox's zygote did not start within 60 s") from None
 
     async def acquire(self, binding: Binding | None = None, cpu_s: float = 0.0) -> WorkerHandle:
         """A worker for one run of `binding` (None: a fresh, single-use one, e.g. to compile);
@@ -141,7 +160,7 @@ class WorkerPool:
         handle = await self._fresh()
         if binding is not None:
             handle.binding = binding
-            handle.vm_base_bytes = handle.address_space_bytes() or 0
+            handle.base_memory_bytes = handle.memory_bytes() or 0
         return handle
 
     async def _fresh(self) -> WorkerHandle:
@@ -153,7 +172,7 @@ class WorkerPool:
             handle = await self._ready.get()
             if handle.pid < 0:
                 self._ready.put_nowait(handle)
-                raise SandboxError("the python zygote has died; restart the sandbox")
+                raise SandboxError("the sandbox's zygote has died; restart the sandbox")
             if handle.is_alive():
                 self._exits[handle.pid] = asyncio.get_running_loop().create_future()
                 return handle
@@ -168,7 +187,7 @@ class WorkerPool:
             return await asyncio.wait_for(asyncio.shield(future), timeout_s)
         return None
 
-    def release(self, handle: WorkerHandle, report: dict[str, Any] | None = None) -> None:
+    def release(self, handle: WorkerHandle, report: WorkerReport | None = None) -> None:
         """Done with a run: park the worker for its tenant's next run if its final `report`
         allows (see `sandbox.warm`), else make sure it is gone; keep the pool topped up."""
         if not self.is_stopping and self._warm.park(handle, report):
@@ -222,7 +241,7 @@ class WorkerPool:
             asyncio.get_running_loop().remove_reader(self._control.fileno())
         self._ready.put_nowait(WorkerHandle(-1, socket.socket(), -1))
         if self._started and not self._started.done():
-            self._started.set_exception(SandboxError("the python zygote exited at start"))
+            self._started.set_exception(SandboxError("the sandbox's zygote exited at start"))
 
     async def stop(self) -> None:
         """Stop the zygote, which kills every worker (runs in progress end as `killed`)."""

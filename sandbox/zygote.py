@@ -1,25 +1,27 @@
-"""The zygote: a small, dedicated process that forks python workers ahead of demand.
+"""The zygote: a small, dedicated process that forks worker processes ahead of demand.
 
 Forking from the engine would copy a big parent (slow) and leak its state into workers, so the
-engine starts this module as a fresh interpreter (`python -m sandbox.zygote FD`) once. It
-imports everything a worker needs, enters an empty network namespace, and then serves two
+engine starts this module as a fresh interpreter (`python -m sandbox.zygote FD CONFIG`) once.
+It loads everything a worker of each configured runtime needs (`sandbox.executors`: the
+RestrictedPython builtins, the wasmtime engines, the MicroPython interpreter compiled once and
+shared read-only by every worker), enters an empty network namespace, and then serves two
 kinds of traffic on its SOCK_SEQPACKET control socket:
 
 - engine -> zygote `{"spawn": n}`: fork n workers; each is sent back as
-  `{"pid": p}` with two file descriptors (the worker's socket and a pidfd to kill it by);
+  `{"pid": p}` with three file descriptors (the worker's socket, a pidfd to kill it by, and
+  its output window);
 - zygote -> engine `{"exit": p, "signal": s, "cpu_s": c, "peak_memory_bytes": m}` when a
   worker has been reaped (how it ended, even when it was killed).
 
-A worker serves runs of one tenant until the engine recycles it (`sandbox.warm`). When the
-engine goes away (EOF), the zygote kills its workers and exits; workers die with the zygote
-too (PDEATHSIG).
+A worker serves jobs of one tenant and runtime until the engine recycles it (`sandbox.warm`).
+When the engine goes away (EOF), the zygote kills its workers and exits; workers die with the
+zygote too (PDEATHSIG).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import json
 import os
 import selectors
@@ -28,9 +30,10 @@ import signal
 import socket
 import sys
 import tempfile
+from pathlib import Path
 
 from sandbox import isolation, output_window, seccomp
-from sandbox.python import restricted
+from sandbox.executors import Executors
 from sandbox.output_window import OutputWindow
 from sandbox.worker import Worker
 
@@ -39,14 +42,13 @@ UID_SPAN = 50_000
 
 
 class Zygote:
-    def __init__(self, control: socket.socket) -> None:
+    def __init__(self, control: socket.socket, config: dict[str, object]) -> None:
         self._control = control
-        views = {
-            name: restricted.module_view(importlib.import_module(name))
-            for name in restricted.ALLOWED_MODULES
-        }
-        self._builtins = restricted.build_builtins(views)
-        importlib.import_module("_strptime")  # datetime.strptime imports it lazily
+        cache_dir = config.get("cache_dir")
+        self._executors = Executors.load(
+            [str(name) for name in config["runtimes"]],  # type: ignore[attr-defined]
+            Path(str(cache_dir)) if cache_dir else None,
+        )
         self._layers = isolation.detect(isolation.enter_namespaces())
         self._bpf = seccomp.build_filter()
         self._dirs: dict[int, str] = {}
@@ -108,9 +110,11 @@ class Zygote:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             window = OutputWindow(window_fd)  # mapped: it outlives its descriptor
-            fd = sock.fileno()
-            baseline = isolation.prepare_worker(self._layers, fd, root_dir, uid, self._bpf)
-            Worker(sock, self._builtins, window).serve(baseline)
+            keep = self._executors.shared_fds | {sock.fileno()}
+            baseline = isolation.prepare_worker(
+                self._layers, keep, root_dir, uid, self._bpf, self._executors.start_threads
+            )
+            Worker(sock, window, self._executors.by_runtime, baseline).serve()
         finally:
             os._exit(70)
 
@@ -148,7 +152,7 @@ class Zygote:
 
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
-    Zygote(control).serve()
+    Zygote(control, json.loads(sys.argv[2])).serve()
 
 
 if __name__ == "__main__":

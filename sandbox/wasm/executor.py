@@ -1,0 +1,111 @@
+"""The `wasm` runtime inside a worker: compile or load the module, instantiate, call `main`.
+
+A module is compiled by the first worker of a tenant that needs it (under that run's limits)
+and handed to the engine serialised, which gives it to the tenant's later workers: they only
+load it. Each worker keeps the modules it loaded, linked to the `cadenza` ABI, for its next
+runs. Every run gets a fresh store (memory limit, fuel, epoch deadline) and a fresh instance.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+import wasmtime
+
+from sandbox.contract import OutcomeStatus
+from sandbox.errors import ScriptRejected
+from sandbox.job import CodeForm, Job, Mode
+from sandbox.results import json_report, value_report
+from sandbox.wasm import abi, check
+from sandbox.wasm.engine import DeadlineTimer, engine_config, fuel_for, new_store
+from sandbox.wasm.guest import GuestRun, fuel_used
+from sandbox.worker import Worker
+
+
+class WasmExecutor:
+    """Built in the zygote; every worker inherits the engine and the linker."""
+
+    def __init__(self, timer: DeadlineTimer) -> None:
+        self._engine = wasmtime.Engine(engine_config(copy_on_write=False))
+        self._linker = wasmtime.Linker(self._engine)
+        abi.define(self._linker)
+        self._timer = timer
+        self._held: dict[str, wasmtime.InstancePre] = {}
+
+    def serve(self, job: Job, worker: Worker) -> NoReturn:
+        while True:
+            worker.finish(self._attempt(job, worker))
+            job = worker.next_job()
+
+    def _attempt(self, job: Job, worker: Worker) -> dict[str, Any]:
+        try:
+            linked = self._load(job, worker)
+        except ScriptRejected as exc:
+            return {"status": "rejected", "error": exc.reason, "line": exc.line}
+        if job.mode is Mode.CHECK:
+            return {"status": "ok"}
+        return self._run(linked, job, worker)
+
+    def _load(self, job: Job, worker: Worker) -> wasmtime.InstancePre:
+        if job.form is CodeForm.HELD:
+            linked = self._held.get(job.key)
+            if linked is None:
+                raise ScriptRejected(f"the worker lost module {job.key}; run it again")
+            return linked
+        if job.form is CodeForm.ARTIFACT:
+            module = self._deserialize(worker.blob or b"")
+        else:
+            module = check.compile_module(self._engine, worker.blob or b"")
+            if job.mode is Mode.RUN:
+                worker.artifact(bytes(module.serialize()))
+        linked = self._linker.instantiate_pre(module)
+        if job.mode is Mode.RUN:
+            self._held[job.key] = linked
+        return linked
+
+    def _deserialize(self, artifact: bytes) -> wasmtime.Module:
+        try:
+            return wasmtime.Module.deserialize(self._engine, artifact)
+        except wasmtime.WasmtimeError as exc:
+            raise ScriptRejected(f"the compiled module does not load here: {exc}") from None
+
+    def _run(self, linked: wasmtime.InstancePre, job: Job, worker: Worker) -> dict[str, Any]:
+        store = new_store(self._engine, job.limits.memory_bytes)
+        fuel = fuel_for(job.limits)
+        store.set_fuel(fuel)
+        guest = GuestRun(job, worker, store)
+        instance: wasmtime.Instance | None = None
+        trap: Exception | None = None
+        self._timer.arm(self._engine, guest.started_s + job.limits.timeout_s)
+        try:
+            with guest:
+                instance = linked.instantiate(store)
+                main = instance.exports(store)["main"]
+                assert isinstance(main, wasmtime.Func)
+                report = _result(guest, main(store))
+        except Exception as exc:
+            trap = exc
+            status, error = guest.classify(exc, _memory_bytes(store, instance, exc))
+            report = {"status": str(status), "error": error}
+        finally:
+            self._timer.disarm()
+        if guest.stop is not None:
+            report = {"status": str(guest.stop[0]), "error": guest.stop[1]}
+        report["fuel"] = fuel_used(store, fuel, trap)
+        report["peak_memory_bytes"] = _memory_bytes(store, instance, None)
+        return report
+
+
+def _result(guest: GuestRun, value: Any) -> dict[str, Any]:
+    limit_bytes = guest.limits.result_bytes
+    if guest.result_json is not None:
+        return json_report(guest.result_json, limit_bytes)
+    return value_report(value, limit_bytes)
+
+
+def _memory_bytes(store: wasmtime.Store, instance: wasmtime.Instance | None, exc: Any) -> int:
+    if instance is None:
+        refused = exc is not None and "exceeds memory limits" in str(exc)
+        return 1 << 62 if refused else 0
+    memory = instance.exports(store).get("memory")
+    return memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
