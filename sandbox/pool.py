@@ -133,7 +133,13 @@ class WorkerPool:
         self._process = subprocess.Popen(
             [sys.executable, "-m", "sandbox.zygote", str(theirs.fileno()), self._zygote_config],
             pass_fds=[theirs.fileno()],
-            env={"PYTHONPATH": _PACKAGE_ROOT, "PYTHONDONTWRITEBYTECODE": "1"},
+            # One malloc arena: a second thread (the wasm deadline timer) would otherwise
+            # reserve 64 MiB of address space for its own, counted by RLIMIT_AS.
+            env={
+                "PYTHONPATH": _PACKAGE_ROOT,
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "MALLOC_ARENA_MAX": "1",
+            },
             cwd="/",
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -227,6 +233,9 @@ class WorkerPool:
             self._requested -= 1
             sock = socket.socket(fileno=fds[0])
             self._ready.put_nowait(WorkerHandle(message["pid"], sock, fds[1], fds[2]))
+        elif "unready" in message:  # it did not confine itself in time: ask for another
+            self._requested -= 1
+            self._top_up()
         elif "exit" in message:
             future = self._exits.get(message["exit"])
             if future is not None and not future.done():

@@ -7,9 +7,9 @@ RestrictedPython builtins, the wasmtime engines, the MicroPython interpreter com
 shared read-only by every worker), enters an empty network namespace, and then serves two
 kinds of traffic on its SOCK_SEQPACKET control socket:
 
-- engine -> zygote `{"spawn": n}`: fork n workers; each is sent back as
-  `{"pid": p}` with three file descriptors (the worker's socket, a pidfd to kill it by, and
-  its output window);
+- engine -> zygote `{"spawn": n}`: fork n workers; each is sent back, once it is confined and
+  ready (it says so with one byte), as `{"pid": p}` with three file descriptors (the worker's
+  socket, a pidfd to kill it by, and its output window);
 - zygote -> engine `{"exit": p, "signal": s, "cpu_s": c, "peak_memory_bytes": m}` when a
   worker has been reaped (how it ended, even when it was killed).
 
@@ -39,6 +39,9 @@ from sandbox.worker import Worker
 
 UID_BASE = 200_000
 UID_SPAN = 50_000
+#: How long a new worker may take to confine itself before it is given up.
+READY_TIMEOUT_S = 10.0
+READY = b"r"
 
 
 class Zygote:
@@ -99,9 +102,13 @@ class Zygote:
         pidfd = os.pidfd_open(pid)
         self._dirs[pid] = root_dir
         self._pidfds[pid] = pidfd
-        payload = json.dumps({"pid": pid}).encode()
-        with contextlib.suppress(OSError):  # engine gone: EOF on the control socket follows
-            socket.send_fds(self._control, [payload], [engine_end.fileno(), pidfd, window_fd])
+        if _is_ready(engine_end):
+            payload = json.dumps({"pid": pid}).encode()
+            with contextlib.suppress(OSError):  # engine gone: EOF on the control socket follows
+                socket.send_fds(self._control, [payload], [engine_end.fileno(), pidfd, window_fd])
+        else:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            self._send({"unready": pid})
         engine_end.close()
         os.close(window_fd)
 
@@ -114,6 +121,7 @@ class Zygote:
             baseline = isolation.prepare_worker(
                 self._layers, keep, root_dir, uid, self._bpf, self._executors.start_threads
             )
+            sock.sendall(READY)  # the engine measures its memory from here on
             Worker(sock, window, self._executors.by_runtime, baseline).serve()
         finally:
             os._exit(70)
@@ -148,6 +156,17 @@ class Zygote:
         for pid in list(self._dirs):
             os.waitpid(pid, 0)
             shutil.rmtree(self._dirs.pop(pid), ignore_errors=True)
+
+
+def _is_ready(sock: socket.socket) -> bool:
+    """Whether a new worker confined itself in time (it then sends one byte)."""
+    sock.settimeout(READY_TIMEOUT_S)
+    try:
+        return sock.recv(1) == READY
+    except OSError:
+        return False
+    finally:
+        sock.settimeout(None)
 
 
 def main() -> None:
