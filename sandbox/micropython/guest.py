@@ -1,8 +1,8 @@
 """One MicroPython instance in a worker: the host calls it makes, and how its run ended.
 
-An instance goes through three phases. While it boots (trusted code only) it may fetch the
-prelude image (`__rom`) and then its script (`__script`), which is when the job starts: fuel,
-deadline and a fresh token (see `micropython.prelude`). While the script runs it may print,
+An instance goes through three phases. While it boots (trusted code only: the interpreter and
+the prelude's bytecode) it may only fetch its script (`__script`),
+which is when the job starts: fuel, deadline and a fresh token (see `micropython.prelude`). While the script runs it may print,
 read its context and use the host API. Its first genuine `__end` (carrying the token) ends it
 at once: nothing the script left behind (an `atexit` hook, a finaliser) runs after its report.
 How a run without a report ended is decided here, from what the host saw.
@@ -25,8 +25,9 @@ from sandbox.job import CodeForm, Job, Mode
 from sandbox.micropython.memory import GuestMemory
 from sandbox.micropython.prelude import TOKEN_CHARS
 from sandbox.micropython.reports import classify, ending_report, unreported
+from sandbox.micropython.bytecode import Rom
 from sandbox.wasm.engine import DeadlineTimer, fuel_for
-from sandbox.wasm.guest import GuestRun, GuestStopped, fuel_used
+from sandbox.wasm.guest import GuestRun, GuestStopped, detach, fuel_used
 from sandbox.worker import Refused, Worker
 
 #: The largest answer to one host call. The guest allocates (and zeroes, ~4 fuel a byte) the
@@ -60,11 +61,11 @@ class Instance:
         self,
         worker: Worker,
         timer: DeadlineTimer,
-        image: bytes,
+        rom: Rom,
         pending: Job | None,
         sources: dict[str, bytes],
     ) -> None:
-        self.worker, self._timer, self._image, self._pending = worker, timer, image, pending
+        self.worker, self._timer, self._rom, self._pending = worker, timer, rom, pending
         #: The scripts this worker was sent, kept for its next runs (the engine sends each once).
         self._sources = sources
         self.phase = Phase.BOOT
@@ -72,12 +73,11 @@ class Instance:
         self.memory: wasmtime.Memory | None = None
         self._store: wasmtime.Store | None = None
         self._engine: wasmtime.Engine | None = None
-        self._compiled_at: int | None = None
         self._token = secrets.token_hex(TOKEN_CHARS // 2)
         self._held: bytes | None = None
         self._fuel = 0
         self._ending: tuple[str, str] | None = None
-        self._trap: tuple[Exception, bool] | None = None
+        self._trap: tuple[BaseException, bool] | None = None
 
     @contextlib.contextmanager
     def started(self, store: wasmtime.Store, engine: wasmtime.Engine) -> Iterator[Instance]:
@@ -89,8 +89,11 @@ class Instance:
             Instance.current = None
 
     def attach(self, exports: wasmtime.InstanceExports) -> None:
+        """Find the instance's memory, and write the prelude's image into pages added to it."""
         found = exports.get("memory")
-        self.memory = found if isinstance(found, wasmtime.Memory) else None
+        assert isinstance(found, wasmtime.Memory) and self._store is not None
+        self.memory = found
+        self._rom.install(found, self._store)
 
     def result_room(self) -> int:
         """How much room the guest allocates for the next host call's answer."""
@@ -101,19 +104,15 @@ class Instance:
         if self.phase is Phase.ENDED:
             raise GuestStopped("the run has ended")
         if self.phase is Phase.BOOT:
-            return self._boot(name, memory, address, size_bytes)
+            return self._boot(name)
         assert self.guest is not None
         payload = memory.read(address, size_bytes)
         if name == "__end":
             return self._end(payload)
         return self._respond(self.guest, name, payload)
 
-    def _boot(self, name: str, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
-        if name == "__rom" and self._compiled_at is None and size_bytes == len(self._image) + 1:
-            memory.write(address, self._image + b"\x00")
-            self._compiled_at = address + len(self._image)
-            return b""
-        if name == "__script" and self._compiled_at is not None:
+    def _boot(self, name: str) -> bytes:
+        if name == "__script":
             return self._hold(self._begin())
         raise GuestStopped(f"unexpected host call {name!r} while booting")
 
@@ -183,16 +182,13 @@ class Instance:
 
     def trapped(self, exc: Exception) -> None:
         """A trap (or a host function's exception) ended the instance."""
-        compiled = self._compiled_mark()
-        self._trap = (exc, compiled)
+        self._trap = (detach(exc), self._compiled_mark())
 
     def _compiled_mark(self) -> bool:
         """Whether the prelude marked the script compiled (read only when a trap ends the run:
         a host call fewer per run)."""
-        at, memory, store = self._compiled_at, self.memory, self._store
-        if memory is None or at is None or store is None:
-            return False
-        return memory.read(store, at, at + 1)[0] & 1 == 1
+        memory, store = self.memory, self._store
+        return memory is not None and store is not None and self._rom.is_marked(memory, store)
 
     def report(self) -> dict[str, Any]:
         """How the run ended, with the fuel it used and the size of its memory."""
@@ -214,6 +210,8 @@ class Instance:
         trap = self._trap[0] if self._trap else None
         fuel = fuel_used(self._store, self._fuel, trap)
         report.update(fuel=fuel, peak_memory_bytes=memory_bytes)
+        guest.close()
+        self._store = self.memory = self._trap = None
         return report
 
 

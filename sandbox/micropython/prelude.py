@@ -3,19 +3,18 @@
 MicroPython compiles source slowly (a 1 300-character prelude cost ~4 M fuel, ~0.7 ms, per
 run) and parses JSON slowly (~750 fuel a character), so a run does little of either:
 
-- `BOOT`, the only source compiled on every run, allocates a zeroed buffer and passes it as
-  the payload of `host.call('__rom', buffer)`. The host overwrites it with a read-only
-  filesystem image holding `PRELUDE` and `REPORT` as bytecode (`micropython.rom`, compiled once
-  per process by `mpy-cross`) plus one byte. The boot code mounts the image on a directory
-  already on `sys.path` and imports the prelude.
+- `BOOT`, the only source compiled on every run (one statement, as few tokens as it takes),
+  mounts a read-only image of `PRELUDE` and `REPORT` as bytecode (`micropython.bytecode`) that
+  the host wrote into pages of its own before the interpreter started, and imports the prelude.
+  It leaves no name behind (a script could `import __main__` and find it).
 - The prelude asks for the script (`__script`): in a warm worker, everything so far happened
   before the job arrived, and the host answers when it does (`micropython.executor`). The
   answer is a secret token of 16 characters, the mode, and the script's source.
 - It hides what a script must not reach: `import host` (the raw host call), `uctypes` (raw
   memory, where the token could be read) and `micropython` (`heap_lock`, which would keep the
   prelude from reporting) find a stub that only offers `micropython.const`.
-- It compiles the script, marks it compiled in the image's last byte (the host reads the mark
-  only if a trap ends the run: a trap before it is a compile failure), runs its top level,
+- It compiles the script, marks it compiled in a byte the host set aside (the host reads the
+  mark only if a trap ends the run: a trap before it is a compile failure), runs its top level,
   then `main(ctx)`, and reports how it ended with `__end`: the token, a letter (`r` result,
   `v` validated, `m` memory, `n` no main, `j` not JSON, `f` failed, `c` does not compile) and
   its details. The host ends the run at the first genuine `__end`; a script cannot make one,
@@ -39,22 +38,19 @@ reference for each piece is the python runtime's `scriptapi.py`.
 #: The module name the prelude is imported as, and the one that reports failures.
 MODULE = "cadenza"
 REPORT_MODULE = "cadenza_report"
-#: Where its image is mounted (read-only, for the run): a directory already on `sys.path`.
+#: Where the image is mounted (read-only): a directory already on `sys.path`.
 MOUNT = "/usr/lib/micropython"
-
-BOOT = f"""import host,vfs
-_=bytes({{size}})
-host.call('__rom',_)
-vfs.mount(vfs.VfsRom(_),'{MOUNT}')
-import {MODULE}
-"""
+BOOT = (
+    "v=__import__('vfs');v.mount(v.VfsRom(__import__('uctypes').bytearray_at({address},{size})),"
+    f"'{MOUNT}');del v;__import__('{MODULE}')"
+)
 #: The secret that authenticates the prelude's `__end` reports.
 TOKEN_CHARS = 16
 
 PRELUDE = r"""
-import json, sys, __main__, @REPORT@
+import host, json, sys
 
-send = __main__.host.call
+send = host.call
 dumps = json.dumps
 loads = json.loads
 
@@ -63,7 +59,7 @@ class HostError(Exception):
     pass
 
 
-# What `import host`, `uctypes` or `micropython` finds in a script.
+# What `import host`, `uctypes` or `micropython` finds in a script: only `const`.
 class hidden:
     def const(self, value):
         return value
@@ -80,21 +76,6 @@ def call(key, *args):
     if isinstance(value, str):
         raise HostError(value)
     return value[0]
-
-
-class kv:
-    def get(self, key, value=None):
-        found = call("get", key)
-        return value if found is None else found
-
-    def set(self, key, value):
-        call("set", key, value)
-
-    def delete(self, key):
-        call("delete", key)
-
-    def keys(self, key=""):
-        return call("keys", key)
 
 
 # ctx and ctx.rule: attributes are read from `_`, the context fetched on first use.
@@ -117,7 +98,22 @@ class X:
         call("log", " ".join(parts))
 
 
+# The context, fetched the first time the script reads it (`ctx.kv` is made then too).
 def values():
+    class kv:
+        def get(self, key, value=None):
+            found = call("get", key)
+            return value if found is None else found
+
+        def set(self, key, value):
+            call("set", key, value)
+
+        def delete(self, key):
+            call("delete", key)
+
+        def keys(self, key=""):
+            return call("keys", key)
+
     found = call("__context")
     rule = X()
     rule._ = found["rule"]
@@ -130,14 +126,23 @@ def print(*args, sep=" ", end="\n"):
     send("__print", dumps([sep.join(map(str, args)) + end]))
 
 
+# Describes a failure as `[message, line]` (JSON), in a module loaded only when a script fails:
+# a script may have put another one in its place, which can lie about its own error, but never
+# see the token or change the status.
+def write(value, encode):
+    try:
+        return __import__("@REPORT@").write(value)
+    except BaseException:
+        return encode(["(the error could not be described)", None])
+
+
 # Compiles the script (marking it compiled), runs its top level, then main(ctx). Its frame
 # stays small: a large one lives on the heap, where the collector of this build misses it.
 # From the moment the script runs, only locals are used to report (see the module docstring).
 def main():
     import uctypes
 
-    buffer = __main__._
-    buffer = uctypes.bytearray_at(uctypes.addressof(buffer) + len(buffer) - 1, 1)
+    buffer = uctypes.bytearray_at(@MARK@, 1)
     uctypes = None
     end = send
     found = end("__script", "")
@@ -146,9 +151,6 @@ def main():
     key = found[:16]
     memory = key + "m1"  # made now: reporting a full heap must not need the heap
     encode = dumps
-    write = @REPORT@.write
-    for value in ("host", "vfs", "_"):
-        __main__.__dict__.pop(value)
     sys.modules["host"] = sys.modules["uctypes"] = sys.modules["micropython"] = hidden()
     try:
         code = compile(found[17:], "<script>", "exec")
@@ -156,7 +158,7 @@ def main():
         found = None
         return end("__end", key + "m0")
     except BaseException as value:
-        return write(end, encode, key + "c", value)
+        return end("__end", key + "c" + write(value, encode))
     buffer[0] |= 1
     buffer = found[16] == "v"
     found = None
@@ -175,7 +177,7 @@ def main():
         scope = code = None
         return end("__end", memory)
     except BaseException as value:
-        return write(end, encode, key + "f", value)
+        return end("__end", key + "f" + write(value, encode))
     try:
         code = encode(buffer)
     except BaseException as value:
@@ -186,19 +188,17 @@ def main():
 main()
 """.replace("@REPORT@", REPORT_MODULE)
 
-#: How a script failed (`write(end, encode, key, value)` in `PRELUDE`, with the raw call, the
-#: encoder and the token plus the report's letter): its error's last line and its line in the
-#: script. Loaded before the script runs, so a script cannot put another in its place.
+#: How a script failed: its error's last line and its line in the script, as JSON.
 REPORT = r"""
-import io, sys
+import io, json, sys
 
 
-def write(end, encode, key, value):
+def write(value):
     text = io.StringIO()
     sys.print_exception(value, text)
     line = None
     for part in text.getvalue().split("\n"):
         if '"<script>", line ' in part:
             line = int(part.split('"<script>", line ')[1].split(",")[0])
-    end("__end", key + encode([text.getvalue().strip().split("\n")[-1], line]))
+    return json.dumps([text.getvalue().strip().split("\n")[-1], line])
 """

@@ -18,7 +18,7 @@ from sandbox.job import CodeForm, Job, Mode
 from sandbox.results import json_report, value_report
 from sandbox.wasm import abi, check
 from sandbox.wasm.engine import DeadlineTimer, engine_config, fuel_for, new_store
-from sandbox.wasm.guest import GuestRun, fuel_used
+from sandbox.wasm.guest import GuestRun, detach, fuel_used
 from sandbox.worker import Worker
 
 
@@ -75,7 +75,7 @@ class WasmExecutor:
         store.set_fuel(fuel)
         guest = GuestRun(job, worker, store)
         instance: wasmtime.Instance | None = None
-        trap: Exception | None = None
+        trap: BaseException | None = None
         self._timer.arm(self._engine, guest.started_s + job.limits.timeout_s)
         try:
             with guest:
@@ -84,7 +84,7 @@ class WasmExecutor:
                 assert isinstance(main, wasmtime.Func)
                 report = _result(guest, main(store))
         except Exception as exc:
-            trap = exc
+            trap = detach(exc)
             status, error = guest.classify(exc, _memory_bytes(store, instance, exc))
             report = {"status": str(status), "error": error}
         finally:
@@ -93,6 +93,7 @@ class WasmExecutor:
             report = {"status": str(guest.stop[0]), "error": guest.stop[1]}
         report["fuel"] = fuel_used(store, fuel, trap)
         report["peak_memory_bytes"] = _memory_bytes(store, instance, None)
+        guest.close()
         return report
 
 

@@ -51,6 +51,12 @@ class GuestRun:
     def __exit__(self, *exc: object) -> None:
         GuestRun._current.run = None
 
+    def close(self) -> None:
+        """Let go of the store (and its linear memory) now, not at the next garbage collection:
+        the output and this run refer to each other."""
+        self.store = None  # type: ignore[assignment]
+        self.output = None  # type: ignore[assignment]
+
     @staticmethod
     def current() -> GuestRun:
         run = getattr(GuestRun._current, "run", None)
@@ -114,6 +120,13 @@ class GuestRun:
         """Whether the guest's memory is within a page (or a tenth) of its limit."""
         limit_bytes = self.limits.memory_bytes
         return memory_bytes >= limit_bytes - max(WASM_PAGE_BYTES, limit_bytes // 10)
+
+
+def detach(exc: BaseException) -> BaseException:
+    """`exc` without its traceback: the frames would keep the run's store (and its linear
+    memory) alive until the next garbage collection."""
+    exc.__traceback__ = exc.__context__ = None
+    return exc
 
 
 def fuel_used(store: wasmtime.Store, granted: int, exc: BaseException | None) -> int | None:
