@@ -139,7 +139,10 @@ def _death(ended: dict[str, Any], limits: Limits, mode: Mode) -> tuple[OutcomeSt
     stack overflow through nested generators, say: not worth retrying), or something else."""
     number = ended.get("signal")
     if number == signal.SIGXCPU:
-        return OutcomeStatus.TIMEOUT, f"used more than {describe_seconds(limits.effective_cpu_s)} of CPU time"
+        return (
+            OutcomeStatus.TIMEOUT,
+            f"used more than {describe_seconds(limits.effective_cpu_s)} of CPU time",
+        )
     if number in _FAULTS:
         name = signal.Signals(number).name
         status = OutcomeStatus.REJECTED if mode is Mode.CHECK else OutcomeStatus.ERROR

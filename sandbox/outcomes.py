@@ -73,21 +73,23 @@ class Run:
             and status is not OutcomeStatus.REJECTED
         ):
             error = f"line {self.error_line}: {error}"
-        return clean_outcome(Outcome(
-            status=status,
-            result=self.result if status is OutcomeStatus.OK else None,
-            error=error,
-            error_line=self.error_line,
-            stdout=self.stdout,
-            stderr=self.stderr,
-            output_truncated=self.truncated,
-            events=tuple(session.events) if session else (),
-            logs=tuple(session.logs) if session else (),
-            duration_s=time.monotonic() - self.started_s,
-            cpu_s=self.cpu_s,
-            peak_memory_bytes=self.peak_memory_bytes,
-            fuel=self.fuel,
-            pid=self.pid,
-            host_calls=session.calls if session else 0,
-            runtime=self.runtime,
-        ))
+        return clean_outcome(
+            Outcome(
+                status=status,
+                result=self.result if status is OutcomeStatus.OK else None,
+                error=error,
+                error_line=self.error_line,
+                stdout=self.stdout,
+                stderr=self.stderr,
+                output_truncated=self.truncated,
+                events=tuple(session.events) if session else (),
+                logs=tuple(session.logs) if session else (),
+                duration_s=time.monotonic() - self.started_s,
+                cpu_s=self.cpu_s,
+                peak_memory_bytes=self.peak_memory_bytes,
+                fuel=self.fuel,
+                pid=self.pid,
+                host_calls=session.calls if session else 0,
+                runtime=self.runtime,
+            )
+        )

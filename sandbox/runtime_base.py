@@ -148,7 +148,9 @@ def _verdict(outcome: Outcome, limits: Limits) -> Verdict:
         return Verdict(error, outcome.error_line)
     if status is OutcomeStatus.TIMEOUT:
         took = describe_seconds(limits.timeout_s)
-        return Verdict(f"checking the script took longer than {took}: simplify it or raise timeout_ms")
+        return Verdict(
+            f"checking the script took longer than {took}: simplify it or raise timeout_ms"
+        )
     if status is OutcomeStatus.KILLED:
         raise SandboxError("the sandbox is stopping")
     if status is OutcomeStatus.CRASHED:

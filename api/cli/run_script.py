@@ -24,6 +24,7 @@ from sandbox import (
     SandboxConfig,
     SandboxError,
     ScriptContext,
+    clean_json,
 )
 from sandbox.memory_host import MemoryHost
 
@@ -127,8 +128,8 @@ def _cache_dir() -> Path:
 
 
 def _print(outcome: Outcome, host: MemoryHost, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps({**outcome.to_json(), "kv": host.kv}, ensure_ascii=False))
+    if as_json:  # cleaned: a --kv file may hold lone surrogates too
+        click.echo(json.dumps(clean_json({**outcome.to_json(), "kv": host.kv}), ensure_ascii=False))
         return
     click.echo(f"status: {outcome.status}  ({outcome.duration_s * 1000:.1f} ms)")
     if outcome.error:

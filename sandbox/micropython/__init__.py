@@ -1,1 +1,1 @@
-"""The `micropython` runtime: MicroPython compiled to WASI, in wasmtime, in confined worker processes."""
+"""The `micropython` runtime: MicroPython compiled to WASI, in wasmtime, in confined workers."""

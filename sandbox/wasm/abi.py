@@ -20,8 +20,9 @@ from typing import Any
 import wasmtime
 
 from sandbox.contract import OutcomeStatus
-from sandbox.wasm.guest import GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused
+from sandbox.wasm.guest import GuestRun, GuestStopped
+from sandbox.worker import Refused
 
 MODULE = "cadenza"
 NOT_FOUND, REFUSED = -1, -2

@@ -36,7 +36,9 @@ def to_binary(data: bytes) -> bytes:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise ScriptRejected("not a WebAssembly module: no \\0asm header and not WAT text") from None
+        raise ScriptRejected(
+            "not a WebAssembly module: no \\0asm header and not WAT text"
+        ) from None
     try:
         return bytes(wasmtime.wat2wasm(text))
     except wasmtime.WasmtimeError as exc:

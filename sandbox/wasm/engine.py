@@ -51,7 +51,9 @@ def fingerprint(*, copy_on_write: bool) -> str:
     return f"wasmtime {VERSION};fuel+epoch;stack={MAX_WASM_STACK_BYTES};cow={copy_on_write};v2"
 
 
-def compiled_module(engine: wasmtime.Engine, wasm: bytes, cache_dir: Path | None) -> wasmtime.Module:
+def compiled_module(
+    engine: wasmtime.Engine, wasm: bytes, cache_dir: Path | None
+) -> wasmtime.Module:
     """A trusted module (the MicroPython interpreter) compiled for `engine`, from `cache_dir`
     when it holds it (keyed by content, wasmtime version and configuration: a serialised module
     only loads into a matching engine), else compiled and stored there. Never for tenant code:

@@ -12,7 +12,6 @@ from typing import Any, NoReturn
 
 import wasmtime
 
-from sandbox.contract import OutcomeStatus
 from sandbox.errors import ScriptRejected
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.results import json_report, value_report

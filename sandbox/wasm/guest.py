@@ -10,6 +10,7 @@ it without its cooperation.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from typing import Any
@@ -81,10 +82,8 @@ class GuestRun:
 
     def refuse(self, reason: str) -> None:
         """Tell the engine of a call this worker refused (it counts, and is logged)."""
-        try:
+        with contextlib.suppress(Refused):
             self.worker.call("refused", [reason])
-        except Refused:
-            pass
 
     def write_stdout(self, text: str) -> None:
         """Append guest output, capped as it is written; past the cap, end the run."""
@@ -106,7 +105,10 @@ class GuestRun:
         code = exc.trap_code if isinstance(exc, wasmtime.Trap) else None
         if self.is_out_of_memory(memory_bytes):
             # the guest used up its memory; whatever it did next (trap, spin) follows from that
-            return OutcomeStatus.MEMORY, f"ran out of memory (limit {self.limits.memory_bytes} bytes)"
+            return (
+                OutcomeStatus.MEMORY,
+                f"ran out of memory (limit {self.limits.memory_bytes} bytes)",
+            )
         if code is wasmtime.TrapCode.INTERRUPT:
             return OutcomeStatus.TIMEOUT, self.timeout_message()
         if code is wasmtime.TrapCode.OUT_OF_FUEL:

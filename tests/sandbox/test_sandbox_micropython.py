@@ -109,7 +109,10 @@ async def test_the_raw_host_call_and_raw_memory_are_out_of_reach(run, module: st
     find a stub; `micropython` keeps only `const`, so `heap_lock` cannot keep the prelude
     from reporting."""
     reached = []
-    for name in (f"{module}.{'call' if module == 'host' else 'bytearray_at'}", "micropython.heap_lock"):
+    for name in (
+        f"{module}.{'call' if module == 'host' else 'bytearray_at'}",
+        "micropython.heap_lock",
+    ):
         reached += ["try:", f"    reached.append(str({name}))", "except ImportError as exc:",
                     "    reached.append(str(exc))"]  # fmt: skip
     script = f"import {module}, micropython\n" + body(
