@@ -111,16 +111,18 @@ class Worker:
         return self.output
 
     def call(self, op: str, args: list[Any]) -> Any:
-        """One host call, answered by the engine; Refused if it is not JSON, too large, or
-        refused by the engine."""
+        """One host call, answered by the engine; Refused if it is not JSON, too large (checked
+        on its first encoding, before anything else is done with it), or refused by the
+        engine."""
+        assert self.job is not None
         try:
-            body = framing.dumps({"op": op, "args": clean_json(framing.loads(dumps_args(args)))})
+            text = dumps_args(args)
+            if len(text) > self._call_bytes:
+                limit = self.job.limits.value_bytes
+                raise Refused(f"{op}: the value is larger than {limit} bytes as JSON")
+            body = framing.dumps({"op": op, "args": clean_json(framing.loads(text.encode()))})
         except framing.FrameError as exc:
             raise Refused(str(exc)) from None
-        if len(body) > self._call_bytes:
-            assert self.job is not None
-            limit = self.job.limits.value_bytes
-            raise Refused(f"{op}: the value is larger than {limit} bytes as JSON")
         self._send(Kind.CALL, body.encode())
         reply = framing.loads(self._receive(Kind.REPLY, MAX_REPLY_BYTES))
         if "error" in reply:

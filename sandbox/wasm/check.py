@@ -4,7 +4,8 @@ Called in a worker, under the limits of the run or the save that asked (parsing 
 compiling take seconds or gigabytes on crafted input: the worker's rlimits and the engine's
 wall-clock kill bound them, and the engine process never compiles tenant code). A module is
 refused with the reason when it is not WebAssembly (a PNG, a truncated file), does not
-validate, or imports anything but the `cadenza` ABI with its exact signatures.
+validate, or imports anything but the `cadenza` ABI with its exact signatures. What is
+compiled is the module with its `memory.grow` instructions hooked (`sandbox.wasm.grow`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import re
 import wasmtime
 
 from sandbox.errors import ScriptRejected
-from sandbox.wasm import abi
+from sandbox.wasm import abi, grow
 
 WASM_MAGIC = b"\x00asm"
 _KNOWN_MAGIC = {
@@ -50,10 +51,13 @@ def compile_module(engine: wasmtime.Engine, data: bytes) -> wasmtime.Module:
     """The compiled module, if it validates and keeps to the ABI; ScriptRejected otherwise."""
     wasm = to_binary(data)
     try:
-        module = wasmtime.Module(engine, wasm)
+        wasmtime.Module.validate(engine, wasm)
+        module = wasmtime.Module(engine, grow.instrument(wasm))
     except wasmtime.WasmtimeError as exc:
         first = (str(exc).strip().splitlines() or ["(no reason given)"])[0]
         raise ScriptRejected(f"invalid WebAssembly: {first}") from None
+    except ValueError as exc:
+        raise ScriptRejected(f"the module cannot run here: {exc}") from None
     errors = abi.interface_errors(module)
     if errors:
         raise ScriptRejected("; ".join(errors))

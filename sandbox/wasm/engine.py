@@ -7,10 +7,11 @@ worker is confined, advances the engine's epoch once, at the run's deadline, so 
 with `new_store` traps at its next epoch check after it. The engine's kill of the worker at
 the deadline (plus a grace) is the outer layer.
 
-Two engine configurations: tenant modules get no copy-on-write memory images (making one needs
-a memfd, which a confined worker may not create; their data segments are copied instead),
-while the MicroPython interpreter, loaded once in the zygote, keeps its image in a sealed memfd
-the workers inherit. Both compile on one thread: the workers cannot start threads.
+Two engine configurations. Tenant modules get no copy-on-write memory images (making one needs
+a memfd, which a confined worker may not create; their data segments are copied instead) and
+only the proposals `sandbox.wasm.grow` can rewrite; the MicroPython interpreter, loaded once in
+the zygote, keeps its image in a sealed memfd the workers inherit, and uses exceptions. Both
+compile on one thread: the workers cannot start threads.
 """
 
 from __future__ import annotations
@@ -34,21 +35,32 @@ MAX_WASM_STACK_BYTES = 512 * 1024
 VERSION = importlib.metadata.version("wasmtime")
 
 
-def engine_config(*, copy_on_write: bool) -> wasmtime.Config:
+#: Proposals tenant modules may not use (off by default or not, so that the set is fixed).
+_NOT_FOR_TENANTS = (
+    "wasm_exceptions", "wasm_gc", "wasm_function_references", "wasm_memory64",
+    "wasm_multi_memory", "wasm_relaxed_simd", "wasm_wide_arithmetic", "wasm_stack_switching",
+    "wasm_custom_page_sizes", "wasm_threads",
+)  # fmt: skip
+
+
+def engine_config(*, for_tenants: bool) -> wasmtime.Config:
+    """The tenant modules' engine (`for_tenants`) or the MicroPython interpreter's."""
     config = wasmtime.Config()
     config.consume_fuel = True
     config.epoch_interruption = True
     config.max_wasm_stack = MAX_WASM_STACK_BYTES
-    config.wasm_exceptions = True  # the MicroPython build uses them
-    config.wasm_threads = False
     config.parallel_compilation = False
-    config.memory_init_cow = copy_on_write
+    config.wasm_threads = False
+    config.memory_init_cow = not for_tenants
+    config.wasm_exceptions = not for_tenants  # the MicroPython build uses them
+    for proposal in _NOT_FOR_TENANTS if for_tenants else ():
+        setattr(config, proposal, False)
     return config
 
 
-def fingerprint(*, copy_on_write: bool) -> str:
+def fingerprint(*, for_tenants: bool) -> str:
     """What a compiled module depends on besides its bytes: part of every cache key."""
-    return f"wasmtime {VERSION};fuel+epoch;stack={MAX_WASM_STACK_BYTES};cow={copy_on_write};v2"
+    return f"wasmtime {VERSION};fuel+epoch;stack={MAX_WASM_STACK_BYTES};tenants={for_tenants};v2"
 
 
 def compiled_module(
@@ -58,7 +70,7 @@ def compiled_module(
     when it holds it (keyed by content, wasmtime version and configuration: a serialised module
     only loads into a matching engine), else compiled and stored there. Never for tenant code:
     deserialising trusts its input."""
-    key = content_key("trusted-module", fingerprint(copy_on_write=True), wasm)
+    key = content_key("trusted-module", fingerprint(for_tenants=False), wasm)
     path = cache_dir / f"{key}.cwasm" if cache_dir else None
     if path is not None and path.is_file():
         with contextlib.suppress(wasmtime.WasmtimeError):

@@ -15,7 +15,7 @@ import wasmtime
 from sandbox.errors import ScriptRejected
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.results import json_report, value_report
-from sandbox.wasm import abi, check
+from sandbox.wasm import abi, check, grow
 from sandbox.wasm.engine import DeadlineTimer, engine_config, fuel_for, new_store
 from sandbox.wasm.guest import GuestRun, detach, fuel_used
 from sandbox.worker import Worker
@@ -25,7 +25,7 @@ class WasmExecutor:
     """Built in the zygote; every worker inherits the engine and the linker."""
 
     def __init__(self, timer: DeadlineTimer) -> None:
-        self._engine = wasmtime.Engine(engine_config(copy_on_write=False))
+        self._engine = wasmtime.Engine(engine_config(for_tenants=True))
         self._linker = wasmtime.Linker(self._engine)
         abi.define(self._linker)
         self._timer = timer
@@ -90,6 +90,12 @@ class WasmExecutor:
             self._timer.disarm()
         if guest.stop is not None:
             report = {"status": str(guest.stop[0]), "error": guest.stop[1]}
+        elif report["status"] != "ok" and _grow_refused(store, instance):
+            limit = job.limits.memory_bytes
+            report = {
+                "status": "memory",
+                "error": f"asked for more than its memory limit of {limit} bytes",
+            }
         report["fuel"] = fuel_used(store, fuel, trap)
         report["peak_memory_bytes"] = _memory_bytes(store, instance, None)
         guest.close()
@@ -101,6 +107,12 @@ def _result(guest: GuestRun, value: Any) -> dict[str, Any]:
     if guest.result_json is not None:
         return json_report(guest.result_json, limit_bytes)
     return value_report(value, limit_bytes)
+
+
+def _grow_refused(store: wasmtime.Store, instance: wasmtime.Instance | None) -> bool:
+    """Whether a `memory.grow` of the run was refused (see `sandbox.wasm.grow`)."""
+    flag = instance.exports(store).get(grow.REFUSED_EXPORT) if instance else None
+    return isinstance(flag, wasmtime.Global) and flag.value(store) == 1
 
 
 def _memory_bytes(store: wasmtime.Store, instance: wasmtime.Instance | None, exc: Any) -> int:
