@@ -90,6 +90,13 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
+def _refusal(kind: int, size: int, limit: int | None) -> str:
+    name = Kind(kind).name if kind in set(Kind) else f"unknown ({kind})"
+    if limit is None:
+        return f"the worker sent a {name} frame, which this job does not take"
+    return f"the worker sent a {name} frame of {size} bytes (limit {limit} bytes)"
+
+
 class Channel:
     """The engine's end of one worker socket: one reader registration for the worker's whole
     life (registering per run cost two epoll calls a run); frames are cut as they arrive,
@@ -171,7 +178,7 @@ class Channel:
             size, kind = _HEADER.unpack_from(self._buffer)
             limit = self._limits.get(kind)  # type: ignore[call-overload]
             if limit is None or size > limit:
-                raise FrameError(f"worker sent a frame of kind {kind}, {size} bytes ({limit=})")
+                raise FrameError(_refusal(kind, size, limit))
             end = _HEADER.size + size
             if len(self._buffer) < end:
                 return

@@ -101,7 +101,7 @@ class PythonExecutor:
             if code is None:
                 raise _Ended({"status": "error", "error": f"the worker lost code {job.key}"})
         elif job.form is CodeForm.ARTIFACT:
-            code = marshal.loads(worker.blob or b"")
+            code = _load(worker.blob or b"")
         else:
             code = _compile((worker.blob or b"").decode())
             if job.mode is Mode.RUN:
@@ -124,6 +124,18 @@ class PythonExecutor:
             "_inplacevar_": restricted.inplace_var,
             "_print_": _printer(output),
         }
+
+
+def _load(artifact: bytes) -> types.CodeType:
+    """Code another worker of this tenant compiled (never another tenant's)."""
+    try:
+        code = marshal.loads(artifact)
+    except (ValueError, EOFError, TypeError) as exc:
+        code = exc
+    if not isinstance(code, types.CodeType):
+        error = f"the worker could not load the compiled script: {code!r}"[:ERROR_CHARS]
+        raise _Ended({"status": "error", "error": error})
+    return code
 
 
 def _compile(source: str) -> types.CodeType:
