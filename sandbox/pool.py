@@ -54,6 +54,8 @@ class WorkerHandle:
     base_memory_bytes: int = 0
     #: The keys of the scripts it has loaded (the engine sends each one once).
     holds: set[str] = field(default_factory=set)
+    #: When it was last parked (monotonic), to know how long it has rested.
+    parked_at: float = 0.0
     _channel: Channel | None = field(default=None, repr=False)
     _statm: int | None = field(default=None, repr=False)
 
@@ -156,11 +158,14 @@ class WorkerPool:
             await self.stop()
             raise SandboxError("the sandbox's zygote did not start within 60 s") from None
 
-    async def acquire(self, binding: Binding | None = None, cpu_s: float = 0.0) -> WorkerHandle:
+    async def acquire(
+        self, binding: Binding | None = None, cpu_s: float = 0.0, rest_s: float = 0.0
+    ) -> WorkerHandle:
         """A worker for one run of `binding` (None: a fresh, single-use one, e.g. to compile);
-        the caller must `release` it. Raises SandboxError if the zygote died."""
+        the caller must `release` it. `rest_s`: see `WarmWorkers.take`. Raises SandboxError
+        if the zygote died."""
         if binding is not None and not self.is_stopping:
-            handle = self._warm.take(binding, cpu_s)
+            handle = self._warm.take(binding, cpu_s, rest_s)
             if handle is not None:
                 return handle
         handle = await self._fresh()

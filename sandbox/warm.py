@@ -13,6 +13,7 @@ longer fits under the worker's CPU budget or it has used `max_cpu_s` in all, whe
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
 REUSABLE_STATUSES = frozenset({"ok", "error"})
 #: Scripts a worker keeps loaded for later runs; one that holds more is recycled.
 MAX_HELD = 32
+#: Workers a tenant's back-to-back runs rotate over when each needs a rest (see `take`).
+ROTATION = 3
 
 
 @dataclass(frozen=True)
@@ -66,20 +69,28 @@ class WarmWorkers:
         self._retire = retire
         self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
 
-    def take(self, binding: Binding, cpu_s: float) -> WorkerHandle | None:
-        """The most recently parked live worker bound to `binding` that is still young in CPU
-        and whose CPU budget holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds
-        up), or None."""
-        for pid in reversed(list(self._idle)):
-            handle, timer = self._idle[pid]
-            if handle.binding != binding:
-                continue
-            del self._idle[pid]
+    def take(self, binding: Binding, cpu_s: float, rest_s: float = 0.0) -> WorkerHandle | None:
+        """A live worker bound to `binding` that is still young in CPU and whose CPU budget
+        holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds up), or None.
+
+        The most recently parked one, unless `rest_s`: a worker that prepares its next run
+        after reporting (micropython boots its next interpreter) is best taken after resting
+        that long, so the least recently parked is taken, and None (take a new worker) while
+        the binding has fewer than `ROTATION` workers and none has rested: a tenant's runs
+        back to back then rotate over a few workers, each ready when its turn comes."""
+        mine = [pid for pid, (handle, _) in self._idle.items() if handle.binding == binding]
+        if rest_s and len(mine) < ROTATION and not any(self._rested(p, rest_s) for p in mine):
+            return None
+        for pid in mine if rest_s else reversed(mine):
+            handle, timer = self._idle.pop(pid)
             timer.cancel()
             if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
         return None
+
+    def _rested(self, pid: int, rest_s: float) -> bool:
+        return time.monotonic() - self._idle[pid][0].parked_at >= rest_s
 
     def park(self, handle: WorkerHandle, report: WorkerReport | None) -> bool:
         """Keep `handle` for its tenant's next run if it may serve one (`report` is its final
@@ -88,6 +99,7 @@ class WarmWorkers:
             return False
         handle.runs += 1
         handle.cpu_used_s, handle.cpu_limit_s = report.cpu_total_s, report.cpu_limit_s
+        handle.parked_at = time.monotonic()
         if len(self._idle) >= self._policy.max_idle:
             oldest, timer = self._idle.pop(next(iter(self._idle)))
             timer.cancel()

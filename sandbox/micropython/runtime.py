@@ -21,6 +21,8 @@ class MicroPythonRuntime(WorkerRuntime):
     """`runtime("micropython")`: see `sandbox.Runtime` for the contract."""
 
     name: ClassVar[RuntimeName] = RuntimeName.MICROPYTHON
+    #: A worker boots its next interpreter (~0.6 ms of CPU) right after reporting.
+    rest_s = 0.001
 
     def code(self, script: str | bytes) -> tuple[str, bytes]:
         source = decode_script(script, MAX_SCRIPT_BYTES)

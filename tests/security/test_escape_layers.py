@@ -33,7 +33,23 @@ PROBE = textwrap.dedent(
     report_fd = int(sys.argv[1])
     layers = isolation.detect(has_netns=False)
     keep = frozenset({report_fd})
-    base = isolation.prepare_worker(layers, keep, sys.argv[2], 200999, seccomp.build_filter())
+    import threading
+    go, done, other_thread = threading.Event(), threading.Event(), {}
+
+    def before_confinement():  # a thread started before the filter, as the wasm timer is
+        def probe_later():
+            go.wait()
+            try:
+                socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                other_thread["socket"] = "allowed"
+            except BaseException as exc:
+                other_thread["socket"] = type(exc).__name__
+            done.set()
+        threading.Thread(target=probe_later, daemon=True).start()
+
+    base = isolation.prepare_worker(
+        layers, keep, sys.argv[2], 200999, seccomp.build_filter(), before_confinement
+    )
     uid = os.getuid()
     runtime = RuntimeName(sys.argv[3])
     isolation.limit_run_cpu(5, isolation.bind_limits(runtime, base, 64 * 1024 * 1024, 5))
@@ -61,6 +77,9 @@ PROBE = textwrap.dedent(
     attempt("limit_parent", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_CPU))
     attempt("allocate_past_limit", lambda: bytearray(256 * 1024 * 1024))
     attempt("compute", lambda: sum(range(1000)))
+    go.set()
+    done.wait(10)
+    results["other_thread_socket"] = other_thread.get("socket")
     os.write(report_fd, json.dumps(results).encode())
     """
 )
@@ -120,6 +139,7 @@ def test_seccomp_blocks_sockets_processes_signals_and_rlimit_changes(probe) -> N
         assert probe[name] == "PermissionError", name
     assert probe["raise_rlimit"] == "ValueError"  # CPython's wording for EPERM from setrlimit
     assert probe["limit_parent"] == "PermissionError"
+    assert probe["other_thread_socket"] == "PermissionError"  # the filter holds on every thread
 
 
 def test_address_space_limit_holds(probe) -> None:
