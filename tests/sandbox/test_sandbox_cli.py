@@ -104,8 +104,8 @@ FINDINGS = [
     ("wasm-grow", "w.wat", '(module (memory (export "memory") 1) (func (export "main") (if'
      ' (i32.eq (memory.grow (i32.const 3200)) (i32.const -1)) (then unreachable))))',
      ("--memory-mb", "64"), "memory", "memory limit"),
-    ("compile-bomb", "b.wat", '(module (func (export "main") (local i32) '
-     + "(if (local.get 0) (then " * 10_000 + "nop" + "))" * 10_000 + "))",
+    ("compile-bomb", "b.wat", '(module (global $g (mut i32) (i32.const 0)) (func (export "main") '
+     + "(if (global.get $g) (then " * 20_000 + "nop" + "))" * 20_000 + "))",
      ("--timeout-ms", "2000"), "rejected", "compiling the script took longer"),
 ]  # fmt: skip
 

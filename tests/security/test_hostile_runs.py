@@ -24,11 +24,12 @@ TIMEOUT, OUTPUT_LIMIT, REJECTED = (
 )
 LIMITS = Limits(timeout_s=5.0, memory_bytes=64 * 1024 * 1024, output_bytes=4096, host_calls=50)
 UNSTORABLE = "a\\ud800b\\udfff\\x00c"  # as source escapes: a lone surrogate of each half, NUL
+#: A module that takes a compiler minutes (its time grows with the square of the depth).
 NESTED_IFS = (
-    '(module (func (export "main") (local i32) '
-    + "(if (local.get 0) (then " * 10_000
+    '(module (global $g (mut i32) (i32.const 0)) (func (export "main") '
+    + "(if (global.get $g) (then " * 20_000
     + "nop"
-    + "))" * 10_000
+    + "))" * 20_000
     + "))"
 )
 
