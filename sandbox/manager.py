@@ -117,6 +117,11 @@ class Sandbox:
             raise SandboxError(f"runtime {key} is not started; enter `async with Sandbox()` first")
         return self._runtimes[key]
 
+    @property
+    def zygote_pid(self) -> int | None:
+        """The zygote's process id (its children are the workers), for measurements."""
+        return self._pool.zygote_pid if self._pool else None
+
     def capabilities(self) -> dict[str, bool]:
         """Which isolation layers are active (the workers' layers + the wasm store's)."""
         layers = dict(self._pool.layers) if self._pool else {}

@@ -129,6 +129,10 @@ class WorkerPool:
         self.layers: dict[str, bool] = {}
         self.is_stopping = False
 
+    @property
+    def zygote_pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)

@@ -1,13 +1,13 @@
-"""The objects a python script sees: `ctx` and the captured `print`.
+"""The objects a python script sees: `ctx`, `ctx.kv`, `ctx.rule` and `HostError`.
 
 They live in the worker. Each exposes only its documented methods (no public attributes
 beyond them; underscore names are unreachable from RestrictedPython code) and sends every
-argument to the engine as JSON, so only exact built-in types ever leave the worker.
+argument to the engine as JSON (`sandbox.worker.Worker.call`), so only exact built-in types
+ever leave the worker.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -69,66 +69,3 @@ class Ctx:
 
     def log(self, *values: Any) -> None:
         self._call("log", [" ".join(v if isinstance(v, str) else repr(v) for v in values)])
-
-
-def to_json_args(args: list[Any]) -> list[Any]:
-    """Rebuild arguments from their JSON text (exact types only); TypeError names the problem."""
-    try:
-        return json.loads(json.dumps(args, allow_nan=False))
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise TypeError(f"host call arguments must be JSON values: {exc}") from None
-
-
-class Output:
-    """Captured print output, capped; `on_overflow` ends the run the moment the cap is hit.
-    Every byte kept is also handed to `mirror` (the worker's output window, which the engine
-    reads if the run is stopped before it can report)."""
-
-    def __init__(
-        self,
-        limit_bytes: int,
-        on_overflow: Callable[[], None],
-        mirror: Callable[[bytes], None],
-    ) -> None:
-        self.parts: list[str] = []
-        self.size_bytes = 0
-        self._limit_bytes = limit_bytes
-        self._on_overflow = on_overflow
-        self._mirror = mirror
-
-    def write(self, text: str) -> None:
-        data = text.encode("utf-8", "replace")
-        if self.size_bytes + len(data) > self._limit_bytes:
-            kept = data[: self._limit_bytes - self.size_bytes]
-            self._mirror(kept)
-            self.parts.append(kept.decode("utf-8", "ignore"))
-            self.size_bytes = self._limit_bytes
-            self._on_overflow()
-        self._mirror(data)
-        self.parts.append(text)
-        self.size_bytes += len(data)
-
-    def text(self) -> str:
-        return "".join(self.parts)
-
-    def printer(self) -> Callable[..., Any]:
-        """The `_print_` factory RestrictedPython calls at the top of every function."""
-        output = self
-
-        class Printer:
-            def __init__(self, _getattr_: Any = None) -> None:
-                pass
-
-            def __call__(self) -> str:
-                return output.text()
-
-            def _call_print(
-                self, *objects: Any, sep: str | None = " ", end: str | None = "\n"
-            ) -> None:
-                sep = " " if sep is None else sep
-                end = "\n" if end is None else end
-                if not isinstance(sep, str) or not isinstance(end, str):
-                    raise TypeError("print(): sep and end must be str")
-                output.write(sep.join(str(o) for o in objects) + end)
-
-        return Printer

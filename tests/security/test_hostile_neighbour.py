@@ -8,7 +8,6 @@ event; every hostile run is recorded with the status its finding calls for.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from support.processes import CADENZA, cli_env
 from support.waiting import eventually
+from support.workers import workers
 
 from engine.config import EngineConfig
 from engine.service import EngineService
@@ -79,21 +78,8 @@ HOSTILE = [
 
 @pytest.fixture
 def worker(database_url: str, tmp_path: Path) -> Iterator[None]:
-    env = cli_env(CADENZA_NODE_NAME="neighbours", CADENZA_MAX_CONCURRENCY="4",
-                  CADENZA_LOG_LEVEL="warning")  # fmt: skip
-    with (tmp_path / "worker.log").open("ab") as log:
-        process = subprocess.Popen(
-            [CADENZA, "worker", "--db", database_url], stdout=log, stderr=subprocess.STDOUT, env=env
-        )
-    try:
+    with workers(database_url, tmp_path, ["neighbours"]):
         yield
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 async def submit_all(db: AsyncEngine, wasm_cache: Path) -> tuple[str, list[int], list[int]]:
