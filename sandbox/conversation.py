@@ -21,10 +21,11 @@ from typing import Any
 from sandbox import framing, report
 from sandbox.contract import Limits, Outcome, OutcomeStatus
 from sandbox.framing import Kind
+from sandbox.handle import WorkerHandle
 from sandbox.hostcalls import HostCallRefused, HostLimitReached, HostSession, call_frame_bytes
 from sandbox.job import Job, Mode
 from sandbox.outcomes import Run
-from sandbox.pool import WorkerHandle, WorkerPool
+from sandbox.pool import WorkerPool
 from sandbox.source import describe_seconds
 
 #: Compiled code a worker may hand back (python bytecode, a serialised wasm module).

@@ -16,10 +16,11 @@ from sandbox.cache import Artifacts, Verdict, Verdicts
 from sandbox.contract import HostApi, Limits, Outcome, OutcomeStatus, RuntimeName, ScriptContext
 from sandbox.conversation import ArtifactSink, Conversation
 from sandbox.errors import SandboxError, ScriptRejected
+from sandbox.handle import WorkerHandle
 from sandbox.hostcalls import HostSession
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.outcomes import Run
-from sandbox.pool import WorkerHandle, WorkerPool
+from sandbox.pool import WorkerPool
 from sandbox.source import describe_seconds
 from sandbox.warm import REUSABLE_STATUSES, Binding
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from sandbox.contract import RuntimeName
 
 if TYPE_CHECKING:
-    from sandbox.pool import WorkerHandle
+    from sandbox.handle import WorkerHandle
     from sandbox.report import WorkerReport
 
 #: Statuses after which a worker may serve its tenant's next run; anything else may have left

@@ -20,7 +20,8 @@ import wasmtime
 
 from sandbox.micropython import wasi
 from sandbox.micropython.bytecode import Rom, build
-from sandbox.micropython.guest import Instance, host_call, host_result_cap
+from sandbox.micropython.channel import host_call, host_result_cap
+from sandbox.micropython.guest import Instance
 from sandbox.wasm.engine import DeadlineTimer, compiled_module, engine_config, new_store
 from sandbox.worker import Worker
 

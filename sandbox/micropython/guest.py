@@ -37,8 +37,6 @@ HOST_RESULT_BYTES = 96 * 1024
 #: The room offered first: a larger answer is held back and the prelude fetches it with
 #: `__again`, offered exactly its size (96 KiB of room for every call cost ~0.1 ms per run).
 FIRST_ROOM_BYTES = 1024
-#: More than the whole guest heap: anything larger is not a real call.
-MAX_PAYLOAD_BYTES = 2 * 1024 * 1024
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
 #: to load, while each new one costs ~7 000 fuel a run.
@@ -213,43 +211,6 @@ class Instance:
         guest.close()
         self._store = self.memory = self._trap = None
         return report
-
-
-def host_result_cap() -> int:
-    instance = Instance.current
-    return instance.result_room() if instance is not None else 0
-
-
-def host_call(
-    caller: wasmtime.Caller,
-    name_ptr: int,
-    name_len: int,
-    payload_ptr: int,
-    payload_len: int,
-    out_ptr: int,
-    out_cap: int,
-) -> int:
-    instance = Instance.current
-    if instance is None or instance.memory is None:
-        raise GuestStopped("host call outside a run")
-    if min(name_len, payload_len) < 0 or name_len > 64 or payload_len > MAX_PAYLOAD_BYTES:
-        raise _malformed(instance)
-    memory = GuestMemory(instance.memory, caller)
-    try:
-        name = memory.read(name_ptr, name_len).decode("utf-8", "replace")
-        memory.check(out_ptr, out_cap)
-        data = instance.handle(name, memory, payload_ptr, payload_len)
-    except IndexError:
-        raise _malformed(instance) from None
-    if len(data) <= out_cap:
-        memory.write(out_ptr, data)
-    return len(data)
-
-
-def _malformed(instance: Instance) -> GuestStopped:
-    if instance.guest is None:
-        return GuestStopped("malformed host call while booting")
-    return instance.guest.end(OutcomeStatus.ERROR, "malformed host call")
 
 
 def _decode(payload: bytes) -> str:

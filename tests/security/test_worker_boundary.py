@@ -24,11 +24,11 @@ import pytest
 from sandbox import Limits, OutcomeStatus, RuntimeName, Sandbox
 from sandbox.conversation import Conversation
 from sandbox.framing import Kind, encode
+from sandbox.handle import WorkerHandle
 from sandbox.hostcalls import HostSession
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.memory_host import MemoryHost
 from sandbox.outcomes import Run
-from sandbox.pool import WorkerHandle
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
