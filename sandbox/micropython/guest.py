@@ -179,8 +179,9 @@ class Instance:
         return guest.host_call(_KV_OPS.get(name, name), args)
 
     def trapped(self, exc: Exception) -> None:
-        """A trap (or a host function's exception) ended the instance."""
-        self._trap = (detach(exc), self._compiled_mark())
+        """A trap (or a host function's exception: a genuine `__end` is one) ended the
+        instance; whether the script had compiled matters only if it had not reported."""
+        self._trap = (detach(exc), self._ending is None and self._compiled_mark())
 
     def _compiled_mark(self) -> bool:
         """Whether the prelude marked the script compiled (read only when a trap ends the run:
