@@ -29,7 +29,7 @@ from sandbox.pool import WorkerPool
 from sandbox.source import describe_seconds
 
 #: Compiled code a worker may hand back (python bytecode, a serialised wasm module).
-MAX_ARTIFACT_BYTES = 256 * 1024 * 1024
+MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 _REPORT_SPARE_BYTES = 64 * 1024
 #: Signals with which a process dies by its own fault: its script crashed the interpreter.
 _FAULTS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, signal.SIGABRT})

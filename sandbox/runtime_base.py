@@ -27,7 +27,7 @@ from sandbox.warm import REUSABLE_STATUSES, Binding
 #: Workers a check may use before a crash is taken as the script's doing.
 CHECK_TRIES = 2
 #: Compiled artifacts the engine keeps, over all tenants.
-ARTIFACT_BYTES = 256 * 1024 * 1024
+ARTIFACT_BYTES = 128 * 1024 * 1024
 #: Statuses of a check that do not depend on the limits it ran under.
 _LASTING = frozenset({OutcomeStatus.OK, OutcomeStatus.REJECTED, OutcomeStatus.ERROR})
 
