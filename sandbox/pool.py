@@ -99,7 +99,7 @@ class WorkerPool:
                 return handle
         handle = await self._fresh()
         if binding is not None:
-            handle.binding = binding
+            self._warm.bind(handle, binding)
             handle.base_memory_bytes = handle.memory_bytes() or 0
         return handle
 
@@ -133,6 +133,7 @@ class WorkerPool:
         if not self.is_stopping and self._warm.park(handle, report):
             self._top_up()
             return
+        self._warm.forget(handle)
         handle.kill()
         handle.close()
         self._exits.pop(handle.pid, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -68,6 +69,20 @@ class WarmWorkers:
         self._policy = policy
         self._retire = retire
         self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
+        #: Workers alive per binding, idle or busy.
+        self._bound: Counter[Binding] = Counter()
+
+    def bind(self, handle: WorkerHandle, binding: Binding) -> None:
+        """A fresh worker takes its first run of `binding`."""
+        handle.binding = binding
+        self._bound[binding] += 1
+
+    def forget(self, handle: WorkerHandle) -> None:
+        """A bound worker is gone."""
+        if handle.binding is not None:
+            self._bound[handle.binding] -= 1
+            if self._bound[handle.binding] <= 0:
+                del self._bound[handle.binding]
 
     def take(self, binding: Binding, cpu_s: float, rest_s: float = 0.0) -> WorkerHandle | None:
         """A live worker bound to `binding` that is still young in CPU and whose CPU budget
@@ -79,7 +94,8 @@ class WarmWorkers:
         the binding has fewer than `ROTATION` workers and none has rested: a tenant's runs
         back to back then rotate over a few workers, each ready when its turn comes."""
         mine = [pid for pid, (handle, _) in self._idle.items() if handle.binding == binding]
-        if rest_s and len(mine) < ROTATION and not any(self._rested(p, rest_s) for p in mine):
+        few = self._bound[binding] < ROTATION
+        if rest_s and few and not any(self._rested(pid, rest_s) for pid in mine):
             return None
         for pid in mine if rest_s else reversed(mine):
             handle, timer = self._idle.pop(pid)
