@@ -43,8 +43,6 @@ class WorkerHandle:
     base_memory_bytes: int = 0
     #: The keys of the scripts it has loaded (the engine sends each one once).
     holds: set[str] = field(default_factory=set)
-    #: When it was last parked (monotonic), to know how long it has rested.
-    parked_at: float = 0.0
     _channel: Channel | None = field(default=None, repr=False)
     _statm: int | None = field(default=None, repr=False)
 
@@ -72,6 +70,10 @@ class WorkerHandle:
             return int(os.pread(self._statm, 128, 0).split()[column]) * _PAGE_BYTES
         except (OSError, ValueError, IndexError):
             return None
+
+    def is_ready(self) -> bool:
+        """Whether it says it waits for its next job (see `sandbox.output_window`)."""
+        return output_window.is_ready(self.window_fd)
 
     def printed(self, limit_bytes: int) -> str:
         """What its current run printed so far (for a run that ended without a report)."""

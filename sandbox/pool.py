@@ -88,13 +88,13 @@ class WorkerPool:
             raise SandboxError("the sandbox's zygote did not start within 60 s") from None
 
     async def acquire(
-        self, binding: Binding | None = None, cpu_s: float = 0.0, rest_s: float = 0.0
+        self, binding: Binding | None = None, cpu_s: float = 0.0, boots_ahead: bool = False
     ) -> WorkerHandle:
         """A worker for one run of `binding` (None: a fresh, single-use one, e.g. to compile);
-        the caller must `release` it. `rest_s`: see `WarmWorkers.take`. Raises SandboxError
-        if the zygote died."""
+        the caller must `release` it. `boots_ahead`: see `WarmWorkers.take`. Raises
+        SandboxError if the zygote died."""
         if binding is not None and not self.is_stopping:
-            handle = self._warm.take(binding, cpu_s, rest_s)
+            handle = self._warm.take(binding, cpu_s, boots_ahead)
             if handle is not None:
                 return handle
         handle = await self._fresh()

@@ -13,7 +13,6 @@ longer fits under the worker's CPU budget or it has used `max_cpu_s` in all, whe
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -84,29 +83,30 @@ class WarmWorkers:
             if self._bound[handle.binding] <= 0:
                 del self._bound[handle.binding]
 
-    def take(self, binding: Binding, cpu_s: float, rest_s: float = 0.0) -> WorkerHandle | None:
+    def take(
+        self, binding: Binding, cpu_s: float, boots_ahead: bool = False
+    ) -> WorkerHandle | None:
         """A live worker bound to `binding` that is still young in CPU and whose CPU budget
         holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds up), or None.
 
-        The most recently parked one, unless `rest_s`: a worker that prepares its next run
-        after reporting (micropython boots its next interpreter) is best taken after resting
-        that long, so the least recently parked is taken, and None (take a new worker) while
-        the binding has fewer than `ROTATION` workers and none has rested: a tenant's runs
-        back to back then rotate over a few workers, each ready when its turn comes."""
+        The most recently parked one, unless `boots_ahead`: a worker that prepares its next
+        run after reporting (micropython boots its next interpreter) is best taken once it is
+        ready, so a ready one is taken first (the least recently parked, else), and None (take
+        a new worker) while none is ready and the binding has fewer than `ROTATION` workers: a
+        tenant's runs back to back then rotate over a few workers, each ready in its turn."""
         mine = [pid for pid, (handle, _) in self._idle.items() if handle.binding == binding]
-        few = self._bound[binding] < ROTATION
-        if rest_s and few and not any(self._rested(pid, rest_s) for pid in mine):
-            return None
-        for pid in mine if rest_s else reversed(mine):
+        if boots_ahead:
+            ready = [pid for pid in mine if self._idle[pid][0].is_ready()]
+            if not ready and self._bound[binding] < ROTATION:
+                return None
+            mine = ready + [pid for pid in mine if pid not in ready]
+        for pid in mine if boots_ahead else reversed(mine):
             handle, timer = self._idle.pop(pid)
             timer.cancel()
             if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
         return None
-
-    def _rested(self, pid: int, rest_s: float) -> bool:
-        return time.monotonic() - self._idle[pid][0].parked_at >= rest_s
 
     def park(self, handle: WorkerHandle, report: WorkerReport | None) -> bool:
         """Keep `handle` for its tenant's next run if it may serve one (`report` is its final
@@ -115,7 +115,6 @@ class WarmWorkers:
             return False
         handle.runs += 1
         handle.cpu_used_s, handle.cpu_limit_s = report.cpu_total_s, report.cpu_limit_s
-        handle.parked_at = time.monotonic()
         if len(self._idle) >= self._policy.max_idle:
             oldest, timer = self._idle.pop(next(iter(self._idle)))
             timer.cancel()

@@ -22,7 +22,7 @@ class MicroPythonRuntime(WorkerRuntime):
 
     name: ClassVar[RuntimeName] = RuntimeName.MICROPYTHON
     #: A worker boots its next interpreter (~0.6 ms of CPU) right after reporting.
-    rest_s = 0.001
+    boots_ahead = True
 
     def code(self, script: str | bytes) -> tuple[str, bytes]:
         source = decode_script(script, MAX_SCRIPT_BYTES)
