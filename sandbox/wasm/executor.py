@@ -30,10 +30,13 @@ class WasmExecutor:
         abi.define(self._linker)
         self._timer = timer
         self._held: dict[str, wasmtime.InstancePre] = {}
+        #: The last run's store, freed once its report is sent (freeing costs ~0.1 ms).
+        self._spent: wasmtime.Store | None = None
 
     def serve(self, job: Job, worker: Worker) -> NoReturn:
         while True:
             worker.finish(self._attempt(job, worker))
+            self._spent = None
             job = worker.next_job()
 
     def _attempt(self, job: Job, worker: Worker) -> dict[str, Any]:
@@ -69,7 +72,7 @@ class WasmExecutor:
             raise ScriptRejected(f"the compiled module does not load here: {exc}") from None
 
     def _run(self, linked: wasmtime.InstancePre, job: Job, worker: Worker) -> dict[str, Any]:
-        store = new_store(self._engine, job.limits.memory_bytes)
+        store = self._spent = new_store(self._engine, job.limits.memory_bytes)
         fuel = fuel_for(job.limits)
         store.set_fuel(fuel)
         guest = GuestRun(job, worker, store)
