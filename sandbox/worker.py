@@ -157,9 +157,8 @@ class Worker:
             stdout=self.output.text() if self.output else "",
             truncated=bool(self.output and self.output.is_truncated),
         )
-        report.setdefault(
-            "peak_memory_bytes", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        )
+        if "peak_memory_bytes" not in report:
+            report["peak_memory_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
         if isinstance(report.get("error"), str):
             report["error"] = clean_text(report["error"])[:ERROR_CHARS]
         self._send(Kind.DONE, framing.dumps(report).encode())

@@ -8,6 +8,7 @@ runs. Every run gets a fresh store (memory limit, fuel, epoch deadline) and a fr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NoReturn
 
 import wasmtime
@@ -19,6 +20,9 @@ from sandbox.wasm import abi, check, grow
 from sandbox.wasm.engine import DeadlineTimer, engine_config, fuel_for, new_store
 from sandbox.wasm.guest import GuestRun, detach, fuel_used
 from sandbox.worker import Worker
+
+#: A run's instance exports, resolved once (each `Instance.exports` call walks them all).
+Exports = Mapping[str, Any]
 
 
 class WasmExecutor:
@@ -76,31 +80,31 @@ class WasmExecutor:
         fuel = fuel_for(job.limits)
         store.set_fuel(fuel)
         guest = GuestRun(job, worker, store)
-        instance: wasmtime.Instance | None = None
+        exports: Exports | None = None
         trap: BaseException | None = None
         self._timer.arm(self._engine, guest.started_s + job.limits.timeout_s)
         try:
             with guest:
-                instance = linked.instantiate(store)
-                main = instance.exports(store)["main"]
+                exports = linked.instantiate(store).exports(store)
+                main = exports["main"]
                 assert isinstance(main, wasmtime.Func)
                 report = _result(guest, main(store))
         except Exception as exc:
             trap = detach(exc)
-            status, error = guest.classify(exc, _memory_bytes(store, instance, exc))
+            status, error = guest.classify(exc, _memory_bytes(store, exports, exc))
             report = {"status": str(status), "error": error}
         finally:
             self._timer.disarm()
         if guest.stop is not None:
             report = {"status": str(guest.stop[0]), "error": guest.stop[1]}
-        elif report["status"] != "ok" and _grow_refused(store, instance):
+        elif report["status"] != "ok" and _grow_refused(store, exports):
             limit = job.limits.memory_bytes
             report = {
                 "status": "memory",
                 "error": f"asked for more than its memory limit of {limit} bytes",
             }
         report["fuel"] = fuel_used(store, fuel, trap)
-        report["peak_memory_bytes"] = _memory_bytes(store, instance, None)
+        report["peak_memory_bytes"] = _memory_bytes(store, exports, None)
         guest.close()
         return report
 
@@ -112,15 +116,15 @@ def _result(guest: GuestRun, value: Any) -> dict[str, Any]:
     return value_report(value, limit_bytes)
 
 
-def _grow_refused(store: wasmtime.Store, instance: wasmtime.Instance | None) -> bool:
+def _grow_refused(store: wasmtime.Store, exports: Exports | None) -> bool:
     """Whether a `memory.grow` of the run was refused (see `sandbox.wasm.grow`)."""
-    flag = instance.exports(store).get(grow.REFUSED_EXPORT) if instance else None
+    flag = exports.get(grow.REFUSED_EXPORT) if exports else None
     return isinstance(flag, wasmtime.Global) and flag.value(store) == 1
 
 
-def _memory_bytes(store: wasmtime.Store, instance: wasmtime.Instance | None, exc: Any) -> int:
-    if instance is None:
+def _memory_bytes(store: wasmtime.Store, exports: Exports | None, exc: Any) -> int:
+    if exports is None:
         refused = exc is not None and "exceeds memory limits" in str(exc)
         return 1 << 62 if refused else 0
-    memory = instance.exports(store).get("memory")
+    memory = exports.get("memory")
     return memory.data_len(store) if isinstance(memory, wasmtime.Memory) else 0
