@@ -105,15 +105,16 @@ async def submit(
     if (rule_id is None) == (code is None):
         raise InvalidRule("code", "give either rule_id or code (and runtime), not both or neither")
     profile = await deps.profile(tenant_id)
+    timeout_ms = min(_DEFAULTS.timeout_ms, profile.quotas.max_timeout_ms)
     if code is not None:
-        await check_code(deps.sandbox, runtime or RuntimeName.PYTHON, code)
+        await check_code(deps.sandbox, runtime or RuntimeName.PYTHON, code, timeout_ms)
     now = deps.clock.now()
     values: dict[str, Any] = {"scheduled_at": run_at, "due_at": run_at, "params": params}
     if code is not None:
         values |= {
             "runtime": runtime or RuntimeName.PYTHON,
             "code": code,
-            "timeout_ms": min(_DEFAULTS.timeout_ms, profile.quotas.max_timeout_ms),
+            "timeout_ms": timeout_ms,
             "memory_mb": min(_DEFAULTS.memory_mb, profile.quotas.max_memory_mb),
             "max_attempts": _DEFAULTS.max_attempts,
         }

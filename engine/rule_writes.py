@@ -61,7 +61,7 @@ async def validate(
             hint="choose a schedule that occurs in the future, or move end_at",
         )
     if with_code:
-        await check_code(deps.sandbox, spec.runtime, spec.code)
+        await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
     return values
 
 

@@ -22,7 +22,17 @@ from engine.host import BufferedHost
 from engine.logs import action_ids
 from engine.occurrences import occurrence_id
 from engine.policies import retry_delay
-from sandbox import Limits, Outcome, OutcomeStatus, Sandbox, SandboxError, ScriptContext
+from sandbox import (
+    Limits,
+    Outcome,
+    OutcomeStatus,
+    Sandbox,
+    SandboxError,
+    ScriptContext,
+    clean_json,
+    clean_outcome,
+)
+from tenants.kv import DELETED
 from tenants.quotas import TenantProfile
 
 log = logging.getLogger("cadenza.engine")
@@ -102,7 +112,15 @@ async def execute(env: RunEnv, claimed: Claimed, profile: TenantProfile) -> Comp
         log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
-    return _completion(claimed, runtime, node, outcome, host, started_at, finished_at, profile)
+    return _completion(
+        claimed, runtime, node, clean_outcome(outcome), host, started_at, finished_at, profile
+    )
+
+
+def storable_writes(writes: dict[str, Any]) -> dict[str, Any]:
+    """A run's kv writes as they may be stored: values' text is valid UTF-8 without NUL (the
+    sandbox cleans it already; this boundary does not rely on that)."""
+    return {key: value if value is DELETED else clean_json(value) for key, value in writes.items()}
 
 
 def _completion(
@@ -134,7 +152,7 @@ def _completion(
         reason=reason,
         due_at=due_at,
         run=_run_row(claimed, runtime, node, outcome, started_at, finished_at),
-        writes=host.writes if ok else {},
+        writes=storable_writes(host.writes) if ok else {},
         events=events,
         has_webhook=profile.webhook_url is not None,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),

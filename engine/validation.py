@@ -14,7 +14,7 @@ from engine.errors import InvalidRule, QuotaExceeded
 from engine.records import MisfirePolicy, OverlapPolicy, RuleSpec
 from engine.recurrence import InvalidSchedule, Schedule, ScheduleError, ScheduleLimits
 from engine.schedules import compile_schedule
-from sandbox import RuntimeName, Sandbox, SandboxError, ScriptRejected
+from sandbox import Limits, RuntimeName, Sandbox, SandboxError, ScriptRejected
 from tenants.quotas import Quotas
 
 _CHOICES: dict[str, tuple[str, ...]] = {
@@ -99,9 +99,14 @@ def parse_rule_schedule(spec: RuleSpec, anchor: datetime, limits: ScheduleLimits
         raise InvalidRule("schedule", str(exc)) from exc
 
 
-async def check_code(sandbox: Sandbox, runtime: str, code: str) -> None:
+async def check_code(
+    sandbox: Sandbox, runtime: str, code: str, timeout_ms: int | None = None
+) -> None:
+    """Check the code in the sandbox, within the time limit of the rule (or one-off) being
+    saved: checking a hostile script costs at most what running it would."""
+    limits = None if timeout_ms is None else Limits(timeout_s=timeout_ms / 1000)
     try:
-        await sandbox.runtime(runtime).validate(code)
+        await sandbox.runtime(runtime).validate(code, limits)
     except ScriptRejected as exc:
         raise InvalidRule(
             "code", exc.reason, line=exc.line, hint="fix the line and save again"

@@ -14,6 +14,7 @@ from sandbox.contract import (
 )
 from sandbox.errors import SandboxError, ScriptRejected
 from sandbox.manager import Runtime, Sandbox, SandboxConfig
+from sandbox.text import clean_json, clean_outcome, clean_text
 
 __all__ = [
     "Event",
@@ -28,4 +29,7 @@ __all__ = [
     "SandboxError",
     "ScriptContext",
     "ScriptRejected",
+    "clean_json",
+    "clean_outcome",
+    "clean_text",
 ]

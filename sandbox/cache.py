@@ -1,4 +1,16 @@
-"""Compile once, run many: what validating a script produced, keyed by its content hash."""
+"""Compile once, run many: verdicts on scripts, and code compiled for each tenant.
+
+Both live in the engine, which never compiles or loads tenant code itself: workers do.
+
+- `Verdicts`: whether a script may run (or why not), by content hash, for every tenant: a
+  verdict depends only on the script. Only definitive ones are kept (a script that took too
+  long to check under one save's limits may pass under another's).
+- `Artifacts`: code a tenant's worker compiled (python bytecode, a serialised wasm module),
+  handed to that same tenant's later workers so they only load it. Keyed by tenant as well as
+  by content: an artifact comes from a process that ran tenant code, so it is never given to
+  another tenant's worker. Bounded in bytes, in memory only: after a restart a tenant's
+  first run of a module compiles it again, in its worker, under that run's limits.
+"""
 
 from __future__ import annotations
 
@@ -6,21 +18,17 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from sandbox.errors import ScriptRejected
-from sandbox.source import decode_script
-
 
 @dataclass(frozen=True)
-class Compiled:
-    """A script that compiled (`artifact` is runtime-specific) or was rejected (`reason`)."""
+class Verdict:
+    """A script that may run (`reason` None) or was rejected, and where."""
 
-    artifact: bytes | None = None
     reason: str | None = None
     line: int | None = None
 
 
 def content_key(*parts: bytes | str) -> str:
-    """sha256 over the parts (script bytes plus whatever versions the artifact depends on)."""
+    """sha256 over the parts (script bytes plus whatever versions the result depends on)."""
     digest = hashlib.sha256()
     for part in parts:
         data = part.encode() if isinstance(part, str) else part
@@ -28,33 +36,44 @@ def content_key(*parts: bytes | str) -> str:
     return digest.hexdigest()
 
 
-class CompileCache:
-    """A bounded in-memory LRU of compile results."""
+class Verdicts:
+    """A bounded in-memory LRU of verdicts by script key."""
 
     def __init__(self, max_entries: int = 4096) -> None:
-        self._entries: OrderedDict[str, Compiled] = OrderedDict()
+        self._entries: OrderedDict[str, Verdict] = OrderedDict()
         self._max_entries = max_entries
 
-    def get(self, key: str) -> Compiled | None:
+    def get(self, key: str) -> Verdict | None:
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)
         return entry
 
-    def lookup(
-        self, script: str | bytes, kind: str, max_bytes: int
-    ) -> tuple[str, str, Compiled | None]:
-        """(source text, cache key, entry or None) for a python/micropython script; raises
-        ScriptRejected if it is not acceptable text or was rejected before."""
-        source = decode_script(script, max_bytes)
-        key = content_key(kind, source)
-        entry = self.get(key)
-        if entry is not None and entry.reason is not None:
-            raise ScriptRejected(entry.reason, entry.line)
-        return source, key, entry
-
-    def put(self, key: str, entry: Compiled) -> None:
-        self._entries[key] = entry
+    def put(self, key: str, verdict: Verdict) -> None:
+        self._entries[key] = verdict
         self._entries.move_to_end(key)
         while len(self._entries) > self._max_entries:
             self._entries.popitem(last=False)
+
+
+class Artifacts:
+    """Compiled code per (tenant, script key), at most `max_bytes` (least recently used first
+    out), for this process's life."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self._max_bytes = max_bytes
+        self._entries: OrderedDict[tuple[str, str], bytes] = OrderedDict()
+        self._size_bytes = 0
+
+    def get(self, tenant_id: str, key: str) -> bytes | None:
+        data = self._entries.get((tenant_id, key))
+        if data is not None:
+            self._entries.move_to_end((tenant_id, key))
+        return data
+
+    def put(self, tenant_id: str, key: str, data: bytes) -> None:
+        slot = (tenant_id, key)
+        self._size_bytes += len(data) - len(self._entries.pop(slot, b""))
+        self._entries[slot] = data
+        while self._size_bytes > self._max_bytes and len(self._entries) > 1:
+            self._size_bytes -= len(self._entries.popitem(last=False)[1])

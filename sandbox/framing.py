@@ -1,7 +1,11 @@
-"""Length-prefixed JSON frames between the engine and a worker process.
+"""Typed, length-prefixed frames between the engine and a worker process.
 
-The engine never reads an unbounded amount: a frame longer than the reader's limit is a
-protocol violation, which ends the run as `crashed`.
+Every frame is a 5-byte header (body length, kind) and a body: JSON for messages, raw bytes
+for code (`BLOB`, `ARTIFACT`). The engine never reads an unbounded amount and never parses a
+frame it has not sized first: its `Channel` checks each frame's length against the limit for
+its kind (set per run, see `sandbox.conversation`) as soon as the header arrives, before
+buffering the body; what a frame holds is parsed only after the conversation has checked that
+it may arrive at all (a host call beyond the run's count, a log line beyond its budget).
 """
 
 from __future__ import annotations
@@ -11,32 +15,68 @@ import json
 import socket
 import struct
 from collections import deque
+from collections.abc import Mapping
+from enum import IntEnum
 from typing import Any
 
-_HEADER = struct.Struct(">I")
+_HEADER = struct.Struct(">IB")
+#: Frames cut but not yet read; past it the engine stops reading the socket, so a worker that
+#: writes faster than the engine reads (log lines need no reply) blocks on its own send.
 _MAX_PENDING_FRAMES = 16
+
+
+class Kind(IntEnum):
+    """What a frame carries, and which way it travels."""
+
+    #: engine -> worker: a job to run (JSON).
+    JOB = 1
+    #: engine -> worker: the answer to a host call (JSON).
+    REPLY = 2
+    #: engine -> worker: the job's code, source or compiled (bytes).
+    BLOB = 3
+    #: worker -> engine: a host call waiting for its REPLY (JSON).
+    CALL = 4
+    #: worker -> engine: one log line, no reply (UTF-8 text).
+    LOG = 5
+    #: worker -> engine: code it compiled, for its tenant's next workers (bytes).
+    ARTIFACT = 6
+    #: worker -> engine: how the job ended (JSON).
+    DONE = 7
 
 
 class FrameError(Exception):
     """The peer sent something that is not a well-formed, bounded frame."""
 
 
-def encode(message: Any) -> bytes:
-    body = json.dumps(message, separators=(",", ":"), allow_nan=False).encode()
-    return _HEADER.pack(len(body)) + body
+def encode(kind: Kind, body: Any) -> bytes:
+    data = body if isinstance(body, bytes) else dumps(body).encode()
+    return _HEADER.pack(len(data), kind) + data
 
 
-def send(sock: socket.socket, message: Any) -> None:
+def dumps(value: Any) -> str:
+    """Compact JSON, refusing NaN and infinities (they are not JSON)."""
+    return json.dumps(value, separators=(",", ":"), allow_nan=False)
+
+
+def loads(data: bytes) -> Any:
+    """JSON from a frame body; FrameError for anything else (a nesting bomb included)."""
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError) as exc:
+        raise FrameError(f"malformed JSON in a frame: {exc}") from None
+
+
+def send(sock: socket.socket, kind: Kind, body: Any) -> None:
     """Blocking send (worker side)."""
-    sock.sendall(encode(message))
+    sock.sendall(encode(kind, body))
 
 
-def receive(sock: socket.socket, limit_bytes: int) -> Any:
-    """Blocking receive (worker side)."""
-    size = _HEADER.unpack(_exactly(sock, _HEADER.size))[0]
+def receive(sock: socket.socket, limit_bytes: int) -> tuple[Kind, bytes]:
+    """Blocking receive of one frame (worker side): its kind and raw body."""
+    size, kind = _HEADER.unpack(_exactly(sock, _HEADER.size))
     if size > limit_bytes:
         raise FrameError(f"frame of {size} bytes exceeds {limit_bytes}")
-    return json.loads(_exactly(sock, size))
+    return Kind(kind), _exactly(sock, size)
 
 
 def _exactly(sock: socket.socket, size: int) -> bytes:
@@ -50,46 +90,68 @@ def _exactly(sock: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
+def _refusal(kind: int, size: int, limit: int | None) -> str:
+    name = Kind(kind).name if kind in set(Kind) else f"unknown ({kind})"
+    if limit is None:
+        return f"the worker sent a {name} frame, which this job does not take"
+    return f"the worker sent a {name} frame of {size} bytes (limit {limit} bytes)"
+
+
 class Channel:
     """The engine's end of one worker socket: one reader registration for the worker's whole
-    life (registering per run cost two epoll calls a run), frames parsed as they arrive, each
-    checked against the current run's `limit_bytes` before it is buffered."""
+    life (registering per run cost two epoll calls a run); frames are cut as they arrive,
+    each checked against the current job's limit for its kind before its body is buffered."""
 
     def __init__(self, sock: socket.socket) -> None:
         self._sock = sock
-        self._limit_bytes = 0
+        self._limits: Mapping[Kind, int] = {}
         self._loop = asyncio.get_running_loop()
         self._buffer = bytearray()
-        self._frames: deque[Any] = deque()
+        self._frames: deque[tuple[Kind, bytes]] = deque()
         self._error: Exception | None = None
         self._waiter: asyncio.Future[None] | None = None
+        self._is_reading = False
         sock.setblocking(False)
-        self._loop.add_reader(sock.fileno(), self._on_readable)
+        self._resume()
 
     @property
     def is_quiet(self) -> bool:
-        """Nothing arrived since the last run ended and the worker has not hung up: a parked
+        """Nothing arrived since the last job ended and the worker has not hung up: a parked
         worker only ever waits for its next job."""
         return not (self._buffer or self._frames or self._error)
 
-    def begin(self, limit_bytes: int) -> None:
-        """A new run: frames beyond `limit_bytes` are refused from now on."""
-        self._limit_bytes = limit_bytes
+    def begin(self, limits: Mapping[Kind, int]) -> None:
+        """A new job: from now on a frame of a kind not in `limits`, or longer than its
+        limit, ends the conversation."""
+        self._limits = limits
 
-    async def read(self) -> Any:
+    async def read(self) -> tuple[Kind, bytes]:
         """The next frame; EOFError once the worker has closed, FrameError on garbage."""
         while not self._frames:
             if self._error is not None:
                 raise self._error
             self._waiter = self._loop.create_future()
             await self._waiter
-        return self._frames.popleft()
+        frame = self._frames.popleft()
+        if self._error is None and len(self._frames) < _MAX_PENDING_FRAMES:
+            self._resume()
+        return frame
 
-    async def send(self, message: Any) -> None:
-        await self._loop.sock_sendall(self._sock, encode(message))
+    async def send(self, kind: Kind, body: Any) -> None:
+        await self._loop.sock_sendall(self._sock, encode(kind, body))
 
     def close(self) -> None:
-        self._loop.remove_reader(self._sock.fileno())
+        self._pause()
+
+    def _resume(self) -> None:
+        if not self._is_reading:
+            self._loop.add_reader(self._sock.fileno(), self._on_readable)
+            self._is_reading = True
+
+    def _pause(self) -> None:
+        if self._is_reading:
+            self._loop.remove_reader(self._sock.fileno())
+            self._is_reading = False
 
     def _on_readable(self) -> None:
         try:
@@ -103,29 +165,29 @@ class Channel:
             return
         self._buffer += data
         try:
-            self._parse()
+            self._cut()
         except FrameError as exc:
             self._stop(exc)
+            return
+        if len(self._frames) >= _MAX_PENDING_FRAMES:
+            self._pause()
         self._wake()
 
-    def _parse(self) -> None:
+    def _cut(self) -> None:
         while len(self._buffer) >= _HEADER.size:
-            size = _HEADER.unpack_from(self._buffer)[0]
-            if size > self._limit_bytes or len(self._frames) > _MAX_PENDING_FRAMES:
-                raise FrameError(f"worker sent a frame of {size} bytes (limit {self._limit_bytes})")
+            size, kind = _HEADER.unpack_from(self._buffer)
+            limit = self._limits.get(kind)  # type: ignore[call-overload]
+            if limit is None or size > limit:
+                raise FrameError(_refusal(kind, size, limit))
             end = _HEADER.size + size
             if len(self._buffer) < end:
                 return
-            body = bytes(self._buffer[_HEADER.size : end])
+            self._frames.append((Kind(kind), bytes(self._buffer[_HEADER.size : end])))
             del self._buffer[:end]
-            try:
-                self._frames.append(json.loads(body))
-            except (ValueError, RecursionError) as exc:
-                raise FrameError(f"worker sent malformed JSON: {exc}") from None
 
     def _stop(self, error: Exception) -> None:
         self._error = error
-        self._loop.remove_reader(self._sock.fileno())
+        self._pause()
         self._wake()
 
     def _wake(self) -> None:

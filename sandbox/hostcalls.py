@@ -1,9 +1,11 @@
 """The engine side of every host-API call, shared by all runtimes.
 
-Whatever the runtime, a guest's `kv.get/set/delete/keys`, `emit` and `log` arrive here as an
-operation name and JSON-decoded arguments. This is where they are checked (exact built-in
-types, sizes, counts) before the engine's `HostApi` ever sees them, so a `str` subclass with a
-lying `__eq__` or a 10 MB key cannot reach the store.
+Whatever the runtime, a guest's `kv.get/set/delete/keys` and `emit` arrive here as an
+operation name and JSON-decoded arguments, and its log lines as text. This is where they are
+checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees them, so
+a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every string
+is cleaned (`sandbox.text`) on the way in. The frame a call arrives in has already been sized
+and counted before it was parsed (`sandbox.conversation`), with the bounds defined here.
 """
 
 from __future__ import annotations
@@ -12,8 +14,22 @@ import json
 from typing import Any
 
 from sandbox.contract import Event, HostApi, Limits, OutcomeStatus
+from sandbox.text import clean_json, clean_text
 
 EVENT_TYPE_BYTES = 64
+#: Room in a call's frame for the operation's name and the JSON around its arguments.
+_CALL_ENVELOPE_BYTES = 512
+
+
+def call_frame_bytes(limits: Limits) -> int:
+    """The largest host call frame a run may send: a key and an event type (JSON escapes
+    included) and one value at its limit."""
+    return 6 * (limits.key_bytes + EVENT_TYPE_BYTES) + limits.value_bytes + _CALL_ENVELOPE_BYTES
+
+
+def log_bytes(line: str) -> int:
+    """What one log line costs of the run's log budget (its UTF-8 bytes and a newline)."""
+    return len(line.encode("utf-8", "replace")) + 1
 
 
 class HostCallRefused(Exception):
@@ -50,21 +66,33 @@ class HostSession:
         self.logs: list[str] = []
         self._log_bytes = 0
 
-    async def call(self, op: Any, args: Any) -> Any:
-        """Run one operation; raise HostCallRefused (script's fault) or HostLimitReached."""
-        if not isinstance(args, list):
-            raise HostCallRefused("host call arguments must be a list")
-        if op == "log":
-            return self._log(args)
-        handler = _OPERATIONS.get(op) if type(op) is str else None
-        if handler is None:
-            raise HostCallRefused(f"unknown host call {op!r}")
-        self.calls += 1
-        if self.calls > self._limits.host_calls:
+    def check_call(self) -> None:
+        """Raise HostLimitReached unless one more call fits the run's budget (asked before a
+        call is even parsed)."""
+        if self.calls >= self._limits.host_calls:
             raise HostLimitReached(
                 OutcomeStatus.OUTPUT_LIMIT,
                 f"made more than {self._limits.host_calls} host calls (kv/emit) in one run",
             )
+
+    def check_log(self, size_bytes: int) -> None:
+        """Raise HostLimitReached unless a log line of `size_bytes` fits the run's budget."""
+        if self._log_bytes + size_bytes > self._limits.output_bytes:
+            raise HostLimitReached(
+                OutcomeStatus.OUTPUT_LIMIT,
+                f"logged more than {self._limits.output_bytes} bytes in one run",
+            )
+
+    async def call(self, op: Any, args: Any) -> Any:
+        """Run one operation; raise HostCallRefused (script's fault) or HostLimitReached."""
+        if not isinstance(args, list):
+            raise HostCallRefused("host call arguments must be a list")
+        handler = _OPERATIONS.get(op) if type(op) is str else None
+        if handler is None:
+            raise HostCallRefused(f"unknown host call {op!r}")
+        self.check_call()
+        self.calls += 1
+        args = clean_json(args)
         try:
             return await handler(self, *_arity(op, args, _ARITY[op]))
         except ValueError as exc:  # the host refused the request (see HostApi)
@@ -104,14 +132,16 @@ class HostSession:
         value = exact_json(payload, self._limits.value_bytes, "event payload")
         self.events.append(Event(type=str.__str__(type_), payload=value))
 
-    def _log(self, args: list[Any]) -> None:
-        line = " ".join(a if isinstance(a, str) else json.dumps(a) for a in args)
-        self._log_bytes += len(line.encode("utf-8", "replace")) + 1
-        if self._log_bytes > self._limits.output_bytes:
-            raise HostLimitReached(
-                OutcomeStatus.OUTPUT_LIMIT,
-                f"logged more than {self._limits.output_bytes} bytes in one run",
-            )
+    async def _refused(self, reason: Any) -> None:
+        """A call the worker refused itself (a bad pointer, text that is not UTF-8): it
+        counts as a call, and its reason is logged."""
+        self.log(f"host call refused: {reason}")
+
+    def log(self, line: str) -> None:
+        """Append one log line, capped as written: past the budget the run ends."""
+        line = clean_text(line)
+        self.check_log(log_bytes(line))
+        self._log_bytes += log_bytes(line)
         self.logs.append(line)
 
 
@@ -127,5 +157,6 @@ _OPERATIONS = {
     "kv_delete": HostSession._kv_delete,
     "kv_keys": HostSession._kv_keys,
     "emit": HostSession._emit,
+    "refused": HostSession._refused,
 }
-_ARITY = {"kv_get": 1, "kv_set": 2, "kv_delete": 1, "kv_keys": 1, "emit": 2}
+_ARITY = {"kv_get": 1, "kv_set": 2, "kv_delete": 1, "kv_keys": 1, "emit": 2, "refused": 1}

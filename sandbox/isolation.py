@@ -4,7 +4,13 @@
 specific is known yet), seccomp filter included, so a run pays none of it. `bind_limits` runs
 when the first job arrives (memory, and the worker's CPU budget) and `limit_run_cpu` before
 every run, each before the tenant's code is compiled. Order matters: privileges dropped
-before no-new-privs and seccomp.
+before no-new-privs and seccomp, and any thread the worker needs started before seccomp (the
+filter forbids creating one, and is applied to every thread of the process).
+
+Memory is bounded per runtime: a python worker's whole address space (RLIMIT_AS), a wasm
+worker's writable memory (RLIMIT_DATA), because wasmtime reserves gigabytes of address space
+per linear memory and makes it writable only as the guest grows it; the store's own memory
+limit is the inner layer there.
 """
 
 from __future__ import annotations
@@ -14,9 +20,11 @@ import math
 import os
 import resource
 import signal
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandbox import seccomp
+from sandbox.contract import RuntimeName
 
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
 _CLONE_NEWNET, _CLONE_NEWIPC = 0x40000000, 0x08000000
@@ -62,18 +70,43 @@ def detect(has_netns: bool) -> Layers:
     )
 
 
-def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int, bpf: bytes) -> int:
-    """Confine a fresh worker before it has seen any tenant input: everything but the
-    run-specific limits (`bind_limits`, `limit_run_cpu`). Returns its virtual size before any
-    tenant code, so that the memory limit counts only what the tenant's code adds."""
+@dataclass(frozen=True)
+class Baseline:
+    """A worker's memory before any tenant code, so that a limit counts only what it adds."""
+
+    #: Its address space (what RLIMIT_AS counts).
+    vm_bytes: int
+    #: Its writable private memory (what RLIMIT_DATA counts).
+    data_bytes: int
+
+
+def measure() -> Baseline:
+    """This process's baseline, from /proc (readable until the worker is chrooted)."""
     with open("/proc/self/statm", "rb") as statm:
-        baseline_vm_bytes = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        fields = statm.read().split()
+    page_bytes = os.sysconf("SC_PAGE_SIZE")
+    return Baseline(int(fields[0]) * page_bytes, int(fields[5]) * page_bytes)
+
+
+def prepare_worker(
+    layers: Layers,
+    keep_fds: frozenset[int],
+    root_dir: str,
+    uid: int,
+    bpf: bytes,
+    start_threads: Callable[[], None] = lambda: None,
+) -> Baseline:
+    """Confine a fresh worker before it has seen any tenant input: everything but the
+    run-specific limits (`bind_limits`, `limit_run_cpu`). `start_threads` starts the
+    threads the worker's runtimes need, before seccomp forbids it (and before measuring the
+    baseline: a thread's stack is address space)."""
+    start_threads()
+    baseline = measure()
     _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(null, fd)
-    os.closerange(3, keep_fd)
-    os.closerange(keep_fd + 1, 1 << 16)
+    _close_all_but(keep_fds)
     os.environ.clear()
     os.chdir(root_dir)
     if layers.chroot:
@@ -89,21 +122,40 @@ def prepare_worker(layers: Layers, keep_fd: int, root_dir: str, uid: int, bpf: b
         _LIBC.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if layers.seccomp:
         seccomp.install(bpf)
-    return baseline_vm_bytes
+    return baseline
+
+
+def _close_all_but(keep_fds: frozenset[int]) -> None:
+    """Close every descriptor from 3 up except `keep_fds` (its socket, and read-only images
+    of trusted compiled code it inherits from the zygote)."""
+    low = 3
+    for fd in sorted(keep_fds):
+        os.closerange(low, fd)
+        low = fd + 1
+    os.closerange(low, 1 << 16)
 
 
 #: CPU seconds a worker may spend, over all its runs, beyond its first run's limit.
 WORKER_CPU_SPARE_S = 10
 
 
-def bind_limits(baseline_vm_bytes: int, memory_bytes: int, cpu_s: float) -> int:
+#: Writable memory a wasm worker may use beyond the guest's own limit: its host-side work
+#: (JSON, answers to host calls, compiling a module, the interpreter's copy of the prelude).
+WASM_HOST_SPARE_BYTES = 64 * 1024 * 1024
+
+
+def bind_limits(runtime: RuntimeName, baseline: Baseline, memory_bytes: int, cpu_s: float) -> int:
     """Set the limits that hold for a worker's whole life, at its first run and before the
-    tenant's code is compiled: address space soft = hard, and a hard CPU limit that is the
-    worker's total CPU budget. Only lowering is possible from here on (no CAP_SYS_RESOURCE
-    after the privilege drop; seccomp lets prlimit64 touch this process only). Returns the
-    CPU hard limit in seconds."""
-    address_space = baseline_vm_bytes + memory_bytes
-    resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    tenant's code is compiled: memory soft = hard (see the module docstring for which), and
+    a hard CPU limit that is the worker's total CPU budget. Only lowering is possible from
+    here on (no CAP_SYS_RESOURCE after the privilege drop; seccomp lets prlimit64 touch this
+    process only). Returns the CPU hard limit in seconds."""
+    if runtime is RuntimeName.PYTHON:
+        address_space = baseline.vm_bytes + memory_bytes
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+    else:
+        data = baseline.data_bytes + memory_bytes + WASM_HOST_SPARE_BYTES
+        resource.setrlimit(resource.RLIMIT_DATA, (data, data))
     hard = math.ceil(cpu_used_s() + cpu_s) + WORKER_CPU_SPARE_S
     resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
     return hard

@@ -1,4 +1,4 @@
-"""`Sandbox`: owns the worker processes, the wasmtime engine and the compile caches.
+"""`Sandbox`: owns the worker processes (through their zygote) and each runtime's caches.
 
 async with Sandbox(SandboxConfig()) as sandbox:
     outcome = await sandbox.runtime("python").run(script, context, Limits(), host)
@@ -12,15 +12,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Protocol
 
-from sandbox.cache import CompileCache
 from sandbox.contract import HostApi, Limits, Outcome, RuntimeName, ScriptContext
 from sandbox.errors import SandboxError
-from sandbox.micropython_runtime import MicroPythonRuntime
+from sandbox.micropython.runtime import MicroPythonRuntime
 from sandbox.pool import WorkerPool
-from sandbox.python_runtime import PythonRuntime
+from sandbox.python.runtime import PythonRuntime
 from sandbox.warm import WarmPolicy
-from sandbox.wasm_engine import WasmEngine
-from sandbox.wasm_runtime import WasmRuntime
+from sandbox.wasm.runtime import WasmRuntime
 
 log = logging.getLogger("cadenza.sandbox")
 
@@ -29,19 +27,21 @@ log = logging.getLogger("cadenza.sandbox")
 class SandboxConfig:
     """How the sandbox is provisioned (not per-run limits: those are `Limits`)."""
 
-    #: Python workers kept forked and ready ahead of demand.
+    #: Workers kept forked and ready ahead of demand.
     max_workers: int = 4
-    #: When a python worker warm for one tenant is recycled.
+    #: When a worker warm for one tenant is recycled.
     warm: WarmPolicy = field(default_factory=WarmPolicy)
-    #: Where compiled WebAssembly modules are kept between processes (None: memory only).
+    #: Where the compiled MicroPython interpreter is kept between processes (None: compiled
+    #: at every start, ~2 s).
     cache_dir: Path | None = None
-    #: Limits for compiling/validating a script (also bounds wasm compile time).
+    #: Limits for checking a script when the save gives none (a save's own time limit, when
+    #: given, is used if lower).
     compile_limits: Limits = field(
         default_factory=lambda: Limits(timeout_s=10.0, memory_bytes=512 * 1024 * 1024)
     )
     #: Largest accepted WebAssembly module.
     max_module_bytes: int = 4 * 1024 * 1024
-    #: Which runtimes to start (python needs a zygote process; the wasm ones a wasmtime engine).
+    #: Which runtimes to start (the zygote loads only what these need).
     runtimes: tuple[RuntimeName, ...] = tuple(RuntimeName)
 
 
@@ -50,11 +50,12 @@ class Runtime(Protocol):
 
     name: RuntimeName
 
-    async def validate(self, script: str | bytes) -> None:
+    async def validate(self, script: str | bytes, limits: Limits | None = None) -> None:
         """Raise ScriptRejected (line + reason) unless the script compiles and may run.
 
-        Compilation happens under bounded time and memory, outside the engine's own memory
-        (python: in a worker; wasm: in a bounded subprocess), and is cached by content hash.
+        Checking happens in a fresh worker process within `limits` (the save's: its time
+        limit, if lower than the sandbox's compile limits), never in the engine's process;
+        the verdict is cached by content hash.
         """
 
     async def run(
@@ -73,27 +74,20 @@ class Sandbox:
         self.config = config or SandboxConfig()
         self._pool: WorkerPool | None = None
         self._runtimes: dict[RuntimeName, Runtime] = {}
-        self._wasm: WasmEngine | None = None
 
     async def __aenter__(self) -> Sandbox:
-        wanted = set(self.config.runtimes)
-        if RuntimeName.PYTHON in wanted:
-            self._pool = WorkerPool(self.config.max_workers, self.config.warm)
-            await self._pool.start()
-            cache = CompileCache()
-            self._runtimes[RuntimeName.PYTHON] = PythonRuntime(
-                self._pool, cache, self.config.compile_limits
-            )
-        if wanted & {RuntimeName.WASM, RuntimeName.MICROPYTHON}:
-            self._wasm = WasmEngine(self.config.max_workers, self.config.cache_dir)
-        if self._wasm is not None and RuntimeName.WASM in wanted:
-            self._runtimes[RuntimeName.WASM] = WasmRuntime(
-                self._wasm, self.config.compile_limits, self.config.max_module_bytes
-            )
-        if self._wasm is not None and RuntimeName.MICROPYTHON in wanted:
-            micropython = MicroPythonRuntime(self._wasm, self.config.compile_limits)
-            await micropython.start()
-            self._runtimes[RuntimeName.MICROPYTHON] = micropython
+        config = self.config
+        wanted = tuple(RuntimeName(name) for name in config.runtimes)
+        pool = WorkerPool(config.max_workers, config.warm, wanted, config.cache_dir)
+        await pool.start()
+        self._pool = pool
+        limits = config.compile_limits
+        found: dict[RuntimeName, Runtime] = {
+            RuntimeName.PYTHON: PythonRuntime(pool, limits),
+            RuntimeName.MICROPYTHON: MicroPythonRuntime(pool, limits),
+            RuntimeName.WASM: WasmRuntime(pool, limits, config.max_module_bytes),
+        }
+        self._runtimes = {name: found[name] for name in wanted}
         missing = [name for name, present in self.capabilities().items() if not present]
         if missing:
             log.warning(
@@ -110,9 +104,6 @@ class Sandbox:
         if self._pool is not None:
             await self._pool.stop()
             self._pool = None
-        if self._wasm is not None:
-            self._wasm.close()
-            self._wasm = None
         self._runtimes.clear()
 
     def runtime(self, name: RuntimeName | str) -> Runtime:
@@ -126,9 +117,14 @@ class Sandbox:
             raise SandboxError(f"runtime {key} is not started; enter `async with Sandbox()` first")
         return self._runtimes[key]
 
+    @property
+    def zygote_pid(self) -> int | None:
+        """The zygote's process id (its children are the workers), for measurements."""
+        return self._pool.zygote_pid if self._pool else None
+
     def capabilities(self) -> dict[str, bool]:
-        """Which isolation layers are active (python worker layers + wasm engine settings)."""
+        """Which isolation layers are active (the workers' layers + the wasm store's)."""
         layers = dict(self._pool.layers) if self._pool else {}
-        if self._wasm is not None:
+        if set(self._runtimes) & {RuntimeName.WASM, RuntimeName.MICROPYTHON}:
             layers.update(wasm_fuel=True, wasm_epoch_deadline=True, wasm_memory_limit=True)
         return layers

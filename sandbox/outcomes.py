@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
 from sandbox.contract import Limits, Outcome, OutcomeStatus, RuntimeName
 from sandbox.errors import ScriptRejected
 from sandbox.hostcalls import HostSession
+from sandbox.report import WorkerReport
 from sandbox.source import describe_seconds
+from sandbox.text import clean_outcome
 
 TRUNCATION_MARKER = "\n[output truncated at {limit} bytes]"
 
@@ -32,20 +33,16 @@ class Run:
         self.result: Any = None
         self.error: str | None = None
         self.error_line: int | None = None
-        #: The worker's final message (python runtime), None until it has reported.
-        self.worker_report: dict[str, Any] | None = None
+        #: The worker's final report, None until it has reported.
+        self.worker_report: WorkerReport | None = None
 
-    def report(self, message: dict[str, Any]) -> None:
-        """Take a worker's final report (python runtime) as the run's ending."""
-        self.worker_report = message
-        self.status = OutcomeStatus(message.get("status", "crashed"))
-        self.error = message.get("error")
-        self.error_line = message.get("line")
-        self.cpu_s = message.get("cpu_s")
-        self.peak_memory_bytes = message.get("peak_memory_bytes")
-        self.set_output(str(message.get("stdout", "")), bool(message.get("truncated")))
-        if "result_json" in message:
-            self.result = json.loads(message["result_json"])
+    def report(self, report: WorkerReport) -> None:
+        """Take a worker's final report as the run's ending."""
+        self.worker_report = report
+        self.status, self.error, self.error_line = report.status, report.error, report.line
+        self.result, self.cpu_s, self.fuel = report.result, report.cpu_s, report.fuel
+        self.peak_memory_bytes = report.peak_memory_bytes
+        self.set_output(report.stdout, report.truncated)
 
     def set_output(self, stdout: str, truncated: bool) -> None:
         self.truncated = truncated
@@ -76,21 +73,23 @@ class Run:
             and status is not OutcomeStatus.REJECTED
         ):
             error = f"line {self.error_line}: {error}"
-        return Outcome(
-            status=status,
-            result=self.result if status is OutcomeStatus.OK else None,
-            error=error,
-            error_line=self.error_line,
-            stdout=self.stdout,
-            stderr=self.stderr,
-            output_truncated=self.truncated,
-            events=tuple(session.events) if session else (),
-            logs=tuple(session.logs) if session else (),
-            duration_s=time.monotonic() - self.started_s,
-            cpu_s=self.cpu_s,
-            peak_memory_bytes=self.peak_memory_bytes,
-            fuel=self.fuel,
-            pid=self.pid,
-            host_calls=session.calls if session else 0,
-            runtime=self.runtime,
+        return clean_outcome(
+            Outcome(
+                status=status,
+                result=self.result if status is OutcomeStatus.OK else None,
+                error=error,
+                error_line=self.error_line,
+                stdout=self.stdout,
+                stderr=self.stderr,
+                output_truncated=self.truncated,
+                events=tuple(session.events) if session else (),
+                logs=tuple(session.logs) if session else (),
+                duration_s=time.monotonic() - self.started_s,
+                cpu_s=self.cpu_s,
+                peak_memory_bytes=self.peak_memory_bytes,
+                fuel=self.fuel,
+                pid=self.pid,
+                host_calls=session.calls if session else 0,
+                runtime=self.runtime,
+            )
         )

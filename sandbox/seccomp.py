@@ -1,6 +1,7 @@
 """A seccomp-BPF allow-list for python workers, built with ctypes (no extra dependency).
 
-Installed in the worker after its resource limits are set and before tenant code is loaded.
+Installed in the worker after its resource limits are set and before tenant code is loaded,
+on every thread of the worker at once (the wasm deadline timer starts before the filter).
 Every system call not listed fails with EPERM (the script sees an OSError, the worker lives
 on to report it); x32 and foreign-architecture calls kill the process. The list is what a
 CPython interpreter needs to compute, allocate memory and talk over its already-open socket:
@@ -60,7 +61,7 @@ _ALLOWED_X86_64 = (
 _PRLIMIT64 = 302
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
 _RET_ALLOW, _RET_EPERM, _RET_KILL = 0x7FFF0000, 0x00050000 | 1, 0x80000000
-_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, _SECCOMP_FILTER_FLAG_TSYNC = 317, 1, 1
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
@@ -105,8 +106,10 @@ class _SockFprog(ctypes.Structure):
 
 
 def install(program: bytes) -> None:
-    """Load the filter into this process (needs no-new-privs or CAP_SYS_ADMIN); raises OSError."""
+    """Load the filter into every thread of this process (needs no-new-privs or
+    CAP_SYS_ADMIN); raises OSError."""
     fprog = _SockFprog(len(program) // 8, program)
-    if _LIBC.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(fprog), 0, 0) != 0:
+    flags = _SECCOMP_FILTER_FLAG_TSYNC
+    if _LIBC.syscall(_SYS_SECCOMP, _SECCOMP_SET_MODE_FILTER, flags, ctypes.byref(fprog)) != 0:
         errno = ctypes.get_errno()
-        raise OSError(errno, "seccomp filter refused")
+        raise OSError(errno, "seccomp filter refused (on every thread)")

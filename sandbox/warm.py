@@ -1,37 +1,45 @@
-"""Warm python workers: a worker serves several runs of ONE tenant, then is recycled.
+"""Warm workers: a worker serves several runs of ONE tenant, then is recycled.
 
 Forking and confining a worker costs milliseconds of CPU; a warm worker answers a run in well
-under one. Isolation between tenants holds because a worker is bound to a `Binding` (tenant +
-memory limit) at its first run and only ever handed to runs with that same binding. It is
-killed, never reused, after `max_runs` runs, after `idle_s` without work, after any outcome
-but ok/error (the worker exits by itself then, too), when the next run's CPU limit no longer
-fits under the worker's CPU budget or it has used `max_cpu_s` in all, and when earlier runs
-left more than an eighth of its
-memory limit behind in its address space (so a warm run always has at least 7/8 of its
-memory limit, and never more than the limit).
+under one. Isolation between tenants holds because a worker is bound to a `Binding` (tenant,
+memory limit, runtime) at its first run and only ever handed to runs with that same binding.
+It is killed, never reused, after `max_runs` runs, after `idle_s` without work, after any
+outcome but ok/error (the worker exits by itself then, too), when the next run's CPU limit no
+longer fits under the worker's CPU budget or it has used `max_cpu_s` in all, when it holds
+`MAX_HELD` scripts, and when earlier runs left more than an eighth of its memory limit behind
+(so a warm run always has at least 7/8 of its memory limit, and never more than the limit).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sandbox.contract import RuntimeName
 
 if TYPE_CHECKING:
-    from sandbox.pool import WorkerHandle
+    from sandbox.handle import WorkerHandle
+    from sandbox.report import WorkerReport
 
 #: Statuses after which a worker may serve its tenant's next run; anything else may have left
 #: it in a bad state (a half-run script, a MemoryError mid-allocation), so it exits.
 REUSABLE_STATUSES = frozenset({"ok", "error"})
+#: Scripts a worker keeps loaded for later runs; one that holds more is recycled.
+MAX_HELD = 32
+#: Workers a tenant's back-to-back runs rotate over when each needs a rest (see `take`).
+ROTATION = 3
 
 
 @dataclass(frozen=True)
 class Binding:
-    """Whose runs a worker serves: its address-space limit is fixed at its first run."""
+    """Whose runs a worker serves: its memory limit and runtime are fixed at its first run."""
 
     tenant_id: str
     memory_bytes: int
+    runtime: RuntimeName = RuntimeName.PYTHON
 
 
 @dataclass(frozen=True)
@@ -53,15 +61,6 @@ class WarmPolicy:
     max_cpu_s: float = 1.0
 
 
-def _cpu_figures(report: dict[str, Any]) -> tuple[float, float] | None:
-    """(CPU used, CPU hard limit) from a worker's report; None if malformed (a worker is not
-    trusted to send numbers)."""
-    try:
-        return float(report["cpu_total_s"]), float(report["cpu_limit_s"])
-    except (KeyError, TypeError, ValueError):
-        return None
-
-
 class WarmWorkers:
     """Idle workers waiting for their tenant's next run, each with an idle timer."""
 
@@ -69,32 +68,53 @@ class WarmWorkers:
         self._policy = policy
         self._retire = retire
         self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
+        #: Workers alive per binding, idle or busy.
+        self._bound: Counter[Binding] = Counter()
 
-    def take(self, binding: Binding, cpu_s: float) -> WorkerHandle | None:
-        """The most recently parked live worker bound to `binding` that is still young in CPU
-        and whose CPU budget holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds
-        up), or None."""
-        for pid in reversed(list(self._idle)):
-            handle, timer = self._idle[pid]
-            if handle.binding != binding:
-                continue
-            del self._idle[pid]
+    def bind(self, handle: WorkerHandle, binding: Binding) -> None:
+        """A fresh worker takes its first run of `binding`."""
+        handle.binding = binding
+        self._bound[binding] += 1
+
+    def forget(self, handle: WorkerHandle) -> None:
+        """A bound worker is gone."""
+        if handle.binding is not None:
+            self._bound[handle.binding] -= 1
+            if self._bound[handle.binding] <= 0:
+                del self._bound[handle.binding]
+
+    def take(
+        self, binding: Binding, cpu_s: float, boots_ahead: bool = False
+    ) -> WorkerHandle | None:
+        """A live worker bound to `binding` that is still young in CPU and whose CPU budget
+        holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds up), or None.
+
+        The most recently parked one, unless `boots_ahead`: a worker that prepares its next
+        run after reporting (micropython boots its next interpreter) is best taken once it is
+        ready, so a ready one is taken first (the least recently parked, else), and None (take
+        a new worker) while none is ready and the binding has fewer than `ROTATION` workers: a
+        tenant's runs back to back then rotate over a few workers, each ready in its turn."""
+        mine = [pid for pid, (handle, _) in self._idle.items() if handle.binding == binding]
+        if boots_ahead:
+            ready = [pid for pid in mine if self._idle[pid][0].is_ready()]
+            if not ready and self._bound[binding] < ROTATION:
+                return None
+            mine = ready + [pid for pid in mine if pid not in ready]
+        for pid in mine if boots_ahead else reversed(mine):
+            handle, timer = self._idle.pop(pid)
             timer.cancel()
             if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
         return None
 
-    def park(self, handle: WorkerHandle, report: dict[str, Any] | None) -> bool:
+    def park(self, handle: WorkerHandle, report: WorkerReport | None) -> bool:
         """Keep `handle` for its tenant's next run if it may serve one (`report` is its final
-        message for the run just ended, None if it never sent one). False: retire it."""
-        if report is None:
-            return False
-        cpu = _cpu_figures(report)
-        if cpu is None or not self._may_serve_again(handle, report):
+        report on the run just ended, None if it never sent one). False: retire it."""
+        if report is None or not self._may_serve_again(handle, report):
             return False
         handle.runs += 1
-        handle.cpu_used_s, handle.cpu_limit_s = cpu
+        handle.cpu_used_s, handle.cpu_limit_s = report.cpu_total_s, report.cpu_limit_s
         if len(self._idle) >= self._policy.max_idle:
             oldest, timer = self._idle.pop(next(iter(self._idle)))
             timer.cancel()
@@ -107,17 +127,14 @@ class WarmWorkers:
         used_s = handle.cpu_used_s
         return used_s < self._policy.max_cpu_s and used_s + cpu_s + 1 <= handle.cpu_limit_s
 
-    def _may_serve_again(self, handle: WorkerHandle, report: dict[str, Any]) -> bool:
-        status = report.get("status")
-        if handle.binding is None or not isinstance(status, str):
+    def _may_serve_again(self, handle: WorkerHandle, report: WorkerReport) -> bool:
+        if handle.binding is None or report.status not in REUSABLE_STATUSES:
             return False
-        if status not in REUSABLE_STATUSES:
+        if handle.runs + 1 >= self._policy.max_runs or len(handle.holds) > MAX_HELD:
             return False
-        if handle.runs + 1 >= self._policy.max_runs:
-            return False
-        size = handle.address_space_bytes()
+        size = handle.memory_bytes()
         growth_limit = handle.binding.memory_bytes // 8
-        return size is not None and size - handle.vm_base_bytes <= growth_limit
+        return size is not None and size - handle.base_memory_bytes <= growth_limit
 
     def _expire(self, handle: WorkerHandle) -> None:
         if self._idle.pop(handle.pid, None) is not None:

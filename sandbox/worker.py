@@ -1,216 +1,185 @@
-"""Inside a python worker: receive a job, confine, compile, run `main(ctx)`, report; repeat.
+"""Inside a worker process: receive a job, bind the limits, hand it to its runtime, report.
 
-A worker serves runs of one tenant only (the engine binds it at its first run, see
-`sandbox.warm`) and is recycled by the engine, so nothing a script does reaches another
-tenant. Each run gets fresh globals, a fresh decimal context and a reseeded `random`; after
-any status but ok/error the worker exits rather than trust its own state. Everything read
-from a job and everything sent back is bounded; results are serialised here, under the
-run's limits, never in the engine.
+A worker is forked from the zygote and confined before it sees any job (`sandbox.isolation`).
+Its first job binds it for life: to one tenant and memory limit (the engine only ever sends it
+jobs of that binding, see `sandbox.warm`) and to one runtime, whose `Executor` then serves
+every job. Everything read from the engine is bounded, everything sent back is clean text
+(`sandbox.text`) checked against the run's limits before it is sent; the engine checks it all
+again. After any status but ok/error, or a check, the worker exits rather than trust its state.
 """
 
 from __future__ import annotations
 
-import base64
-import decimal
-import gc
-import json
-import marshal
 import os
-import random
 import resource
 import socket
 import sys
-import types
-from typing import Any, NoReturn
+from collections.abc import Callable, Mapping
+from typing import Any, NoReturn, Protocol
 
-from RestrictedPython.Guards import (
-    full_write_guard,
-    guarded_iter_unpack_sequence,
-    guarded_unpack_sequence,
-)
-
-from sandbox import framing, isolation, restricted
-from sandbox.errors import ScriptRejected
+from sandbox import framing, isolation
+from sandbox.contract import RuntimeName
+from sandbox.framing import Kind
+from sandbox.hostcalls import call_frame_bytes, log_bytes
+from sandbox.job import CodeForm, Job, Mode
+from sandbox.output import Output
 from sandbox.output_window import OutputWindow
-from sandbox.scriptapi import Ctx, HostError, Output, to_json_args
+from sandbox.results import ERROR_CHARS
+from sandbox.text import clean_json, clean_text
 from sandbox.warm import REUSABLE_STATUSES
 
 MAX_JOB_BYTES = 8 * 1024 * 1024
-MAX_REPLY_BYTES = 1024 * 1024
-ERROR_CHARS = 2000
+#: Module binaries (4 MiB) and compiled artifacts arrive as one BLOB frame.
+MAX_BLOB_BYTES = 256 * 1024 * 1024
+MAX_REPLY_BYTES = 4 * 1024 * 1024
 
 
-class _Ended(Exception):
-    """Raised outside the tenant's code once the run's report is known."""
+class Refused(Exception):
+    """A host call the engine (or this worker, for its size) refused; the message says why."""
 
-    def __init__(self, report: dict[str, Any]) -> None:
-        super().__init__(report.get("status"))
-        self.report = report
+
+class Executor(Protocol):
+    """One runtime's side of a worker: serves `job` and every later job, never returns."""
+
+    def serve(self, job: Job, worker: Worker) -> NoReturn: ...
 
 
 class Worker:
-    """The job loop of one worker process."""
+    """The worker's end of its socket, and the state of the job in progress."""
 
-    def __init__(self, sock: socket.socket, builtins: dict[str, Any], window: OutputWindow) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        window: OutputWindow,
+        executors: Mapping[RuntimeName, Executor],
+        baseline: isolation.Baseline,
+    ) -> None:
         self._sock = sock
-        self._builtins = builtins
         self._window = window
-        self._output: Output | None = None
-        self._reserve: bytearray | None = bytearray(1 << 20)
-        self._memory_bytes: int | None = None
+        self._executors = executors
+        self._baseline = baseline
+        self._bound: tuple[RuntimeName, int] | None = None
         self._cpu_hard_s = 0
         self._cpu_started_s = 0.0
+        self._call_bytes = 0
+        self._log_bytes = 0
+        self.job: Job | None = None
+        #: The code that came with the job (source or artifact), None if the worker holds it.
+        self.blob: bytes | None = None
+        self.output: Output | None = None
 
-    def serve(self, baseline_vm_bytes: int) -> NoReturn:
-        """Wait for a job, set its limits, run it, report; until killed or the socket closes."""
-        while True:
-            try:
-                job = framing.receive(self._sock, MAX_JOB_BYTES)
-            except (EOFError, OSError, ValueError):
-                self._exit()
-            self._limit(job["limits"], baseline_vm_bytes)
-            self._finish(self._attempt(job))
+    def serve(self) -> NoReturn:
+        """Wait for the first job, then let its runtime serve until the worker ends."""
+        job = self.next_job()
+        self._executors[job.runtime].serve(job, self)
 
-    def _limit(self, limits: dict[str, Any], baseline_vm_bytes: int) -> None:
-        cpu_s = min(limits.get("cpu_s") or limits["timeout_s"], limits["timeout_s"])
-        if self._memory_bytes is None:
-            self._memory_bytes = limits["memory_bytes"]
-            self._cpu_hard_s = isolation.bind_limits(baseline_vm_bytes, self._memory_bytes, cpu_s)
-        elif limits["memory_bytes"] != self._memory_bytes:
-            self._exit()  # the engine never does this: a worker's memory limit is fixed
-        self._cpu_started_s = isolation.limit_run_cpu(cpu_s, self._cpu_hard_s)
-        decimal.setcontext(decimal.Context())
-        random.seed()
-
-    def _attempt(self, job: dict[str, Any]) -> dict[str, Any]:
+    def next_job(self) -> Job:
+        """Block for the next job (exit when the engine hangs up) and start it: its CPU
+        limit, a fresh output, its code if it came with one."""
+        self._window.set_ready(True)
         try:
-            return self._run(job, job["limits"])
-        except _Ended as ended:
-            return ended.report
-        except MemoryError:
-            self._reserve = None
-            return {"status": "memory", "error": "ran out of memory"}
-
-    def _run(self, job: dict[str, Any], limits: dict[str, Any]) -> dict[str, Any]:
-        code = self._code(job)
-        if job["mode"] == "compile":
-            return {"status": "ok"}
+            job = Job.from_json(framing.loads(self._receive(Kind.JOB, MAX_JOB_BYTES)))
+            blob = None if job.form is CodeForm.HELD else self._receive(Kind.BLOB, MAX_BLOB_BYTES)
+        except (EOFError, OSError, ValueError, KeyError, TypeError):
+            self.exit()
+        self._bind(job)
+        self.job, self.blob, self.output = job, blob, None
+        self._call_bytes = call_frame_bytes(job.limits)
+        self._log_bytes = 0
+        self._cpu_started_s = isolation.limit_run_cpu(job.limits.effective_cpu_s, self._cpu_hard_s)
+        self._window.set_ready(False)
         self._window.reset()
-        self._output = Output(limits["output_bytes"], self._output_overflow, self._window.append)
-        scope = self._globals()
+        return job
+
+    def _receive(self, kind: Kind, limit_bytes: int) -> bytes:
+        got, body = framing.receive(self._sock, limit_bytes)
+        if got is not kind:
+            raise ValueError(f"expected a {kind.name} frame, got {got.name}")
+        return body
+
+    def _bind(self, job: Job) -> None:
+        binding = (job.runtime, job.limits.memory_bytes)
+        if self._bound is None:
+            self._bound = binding
+            cpu_s = job.limits.effective_cpu_s
+            self._cpu_hard_s = isolation.bind_limits(job.runtime, self._baseline, binding[1], cpu_s)
+        elif binding != self._bound:
+            self.exit()  # the engine never does this: a worker's binding is fixed
+
+    def start_output(self, on_overflow: Callable[[], None]) -> Output:
+        """The job's stdout, capped at its limit; `on_overflow` stops the script."""
+        assert self.job is not None
+        self.output = Output(self.job.limits.output_bytes, on_overflow, self._window.append)
+        return self.output
+
+    def call(self, op: str, args: list[Any]) -> Any:
+        """One host call, answered by the engine; Refused if it is not JSON, too large (checked
+        on its first encoding, before anything else is done with it), or refused by the
+        engine."""
+        assert self.job is not None
         try:
-            exec(code, scope)
-            main = scope.get("main")
-            if not callable(main):
-                return {"status": "error", "error": "the script defines no callable main(ctx)"}
-            result = main(Ctx(job["context"], self._call))
-            return _result_report(result, limits["result_bytes"])
-        except (MemoryError, ScriptRejected):
-            raise
-        except BaseException as exc:  # the tenant's failure, reported as data
-            return {"status": "error", **_describe(exc)}
-        finally:
-            scope.clear()  # breaks the function <-> globals cycle, frees the run's objects
-
-    def _code(self, job: dict[str, Any]) -> types.CodeType:
-        if job.get("code"):
-            return marshal.loads(base64.b64decode(job["code"]))
-        try:
-            code = restricted.compile_script(job["source"])
-        except ScriptRejected as exc:
-            raise _Ended({"status": "rejected", "error": exc.reason, "line": exc.line}) from None
-        except (SyntaxError, ValueError) as exc:
-            line = getattr(exc, "lineno", None)
-            raise _Ended({"status": "rejected", "error": str(exc), "line": line}) from None
-        self._send({"t": "compiled", "code": base64.b64encode(marshal.dumps(code)).decode()})
-        return code
-
-    def _globals(self) -> dict[str, Any]:
-        assert self._output is not None
-        return {
-            "__builtins__": self._builtins,
-            "__name__": "script",
-            "__metaclass__": type,
-            "_getattr_": restricted.guarded_getattr,
-            "_getitem_": restricted.guarded_getitem,
-            "_getiter_": iter,
-            "_iter_unpack_sequence_": guarded_iter_unpack_sequence,
-            "_unpack_sequence_": guarded_unpack_sequence,
-            "_write_": full_write_guard,
-            "_inplacevar_": restricted.inplace_var,
-            "_print_": self._output.printer(),
-        }
-
-    def _call(self, op: str, args: list[Any]) -> Any:
-        self._send({"t": "call", "op": op, "args": to_json_args(args)})
-        reply = framing.receive(self._sock, MAX_REPLY_BYTES)
+            text = dumps_args(args)
+            if len(text) > self._call_bytes:
+                limit = self.job.limits.value_bytes
+                raise Refused(f"{op}: the value is larger than {limit} bytes as JSON")
+            body = framing.dumps({"op": op, "args": clean_json(framing.loads(text.encode()))})
+        except framing.FrameError as exc:
+            raise Refused(str(exc)) from None
+        self._send(Kind.CALL, body.encode())
+        reply = framing.loads(self._receive(Kind.REPLY, MAX_REPLY_BYTES))
         if "error" in reply:
-            raise HostError(reply["error"])
-        if reply.get("stop"):
-            self._exit()
+            raise Refused(str(reply["error"]))
         return reply.get("value")
 
-    def _output_overflow(self) -> NoReturn:
-        """Called from inside the tenant's `print`: report and exit there (an exception could
-        be caught by the script)."""
-        self._finish({"status": "output_limit", "error": "printed more than the output limit"})
-        self._exit()
+    def log(self, line: str) -> bool:
+        """Send one log line, unless it would go past the run's log budget (False: the run
+        must end as `output_limit`). The engine counts the budget again."""
+        assert self.job is not None
+        line = clean_text(line)
+        self._log_bytes += log_bytes(line)
+        if self._log_bytes > self.job.limits.output_bytes:
+            return False
+        self._send(Kind.LOG, line.encode())
+        return True
 
-    def _finish(self, report: dict[str, Any]) -> None:
-        """Send the run's report; exit unless the worker may serve its tenant's next run."""
-        if report["status"] in REUSABLE_STATUSES:
-            gc.collect()  # cycles the script made are freed inside its own run
+    def artifact(self, data: bytes) -> None:
+        """Hand code this worker compiled to the engine, for its tenant's next workers."""
+        self._send(Kind.ARTIFACT, data)
+
+    def finish(self, report: dict[str, Any]) -> None:
+        """Send the job's report; exit unless the worker may serve its tenant's next run."""
+        assert self.job is not None
         cpu_total_s = isolation.cpu_used_s()
         report.update(
-            t="done",
             cpu_s=cpu_total_s - self._cpu_started_s,
             cpu_total_s=cpu_total_s,
             cpu_limit_s=self._cpu_hard_s,
-            peak_memory_bytes=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
-            stdout=self._output.text() if self._output else "",
-            truncated=bool(self._output and report.get("status") == "output_limit"),
+            stdout=self.output.text() if self.output else "",
+            truncated=bool(self.output and self.output.is_truncated),
         )
-        self._output = None
-        self._send(report)
-        if report["status"] not in REUSABLE_STATUSES:
-            self._exit()
+        if "peak_memory_bytes" not in report:
+            report["peak_memory_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        if isinstance(report.get("error"), str):
+            report["error"] = clean_text(report["error"])[:ERROR_CHARS]
+        self._send(Kind.DONE, framing.dumps(report).encode())
+        if report["status"] not in REUSABLE_STATUSES or self.job.mode is Mode.CHECK:
+            self.exit()
 
-    def _send(self, message: dict[str, Any]) -> None:
+    def _send(self, kind: Kind, body: bytes) -> None:
         try:
-            framing.send(self._sock, message)
+            framing.send(self._sock, kind, body)
         except OSError:
-            self._exit()
+            self.exit()
 
     @staticmethod
-    def _exit() -> NoReturn:
+    def exit() -> NoReturn:
         sys.stdout.flush()
         os._exit(0)
 
 
-def _result_report(result: Any, limit_bytes: int) -> dict[str, Any]:
+def dumps_args(args: list[Any]) -> str:
+    """Host-call arguments as JSON text (exact built-in types only); FrameError if not JSON."""
     try:
-        text = json.dumps(result, allow_nan=False, separators=(",", ":"))
+        return framing.dumps(args)
     except (TypeError, ValueError, RecursionError) as exc:
-        kind = type(result).__name__
-        return {"status": "error", "error": f"main() returned a {kind}, which is not JSON: {exc}"}
-    size = len(text.encode())
-    if size > limit_bytes:
-        message = f"main() returned {size} bytes of JSON (limit {limit_bytes} bytes)"
-        return {"status": "output_limit", "error": message}
-    return {"status": "ok", "result_json": text}
-
-
-def _describe(exc: BaseException) -> dict[str, Any]:
-    """`{"error": "ZeroDivisionError: division by zero", "line": 3}` for the script's frame."""
-    line = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == restricted.SCRIPT_FILENAME:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    try:
-        text = str(exc)
-    except Exception:
-        text = "(unprintable message)"
-    message = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    return {"error": message[:ERROR_CHARS], "line": line}
+        raise framing.FrameError(f"host call arguments must be JSON values: {exc}") from None

@@ -1,25 +1,27 @@
-"""The zygote: a small, dedicated process that forks python workers ahead of demand.
+"""The zygote: a small, dedicated process that forks worker processes ahead of demand.
 
 Forking from the engine would copy a big parent (slow) and leak its state into workers, so the
-engine starts this module as a fresh interpreter (`python -m sandbox.zygote FD`) once. It
-imports everything a worker needs, enters an empty network namespace, and then serves two
+engine starts this module as a fresh interpreter (`python -m sandbox.zygote FD CONFIG`) once.
+It loads everything a worker of each configured runtime needs (`sandbox.executors`: the
+RestrictedPython builtins, the wasmtime engines, the MicroPython interpreter compiled once and
+shared read-only by every worker), enters an empty network namespace, and then serves two
 kinds of traffic on its SOCK_SEQPACKET control socket:
 
-- engine -> zygote `{"spawn": n}`: fork n workers; each is sent back as
-  `{"pid": p}` with two file descriptors (the worker's socket and a pidfd to kill it by);
+- engine -> zygote `{"spawn": n}`: fork n workers; each is sent back, once it is confined and
+  ready (it says so with one byte), as `{"pid": p}` with three file descriptors (the worker's
+  socket, a pidfd to kill it by, and its output window);
 - zygote -> engine `{"exit": p, "signal": s, "cpu_s": c, "peak_memory_bytes": m}` when a
   worker has been reaped (how it ended, even when it was killed).
 
-A worker serves runs of one tenant until the engine recycles it (`sandbox.warm`). When the
-engine goes away (EOF), the zygote kills its workers and exits; workers die with the zygote
-too (PDEATHSIG).
+A worker serves jobs of one tenant and runtime until the engine recycles it (`sandbox.warm`).
+When the engine goes away (EOF), the zygote kills its workers and exits; workers die with the
+zygote too (PDEATHSIG).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import json
 import os
 import selectors
@@ -28,24 +30,28 @@ import signal
 import socket
 import sys
 import tempfile
+from pathlib import Path
 
-from sandbox import isolation, output_window, restricted, seccomp
+from sandbox import isolation, output_window, seccomp
+from sandbox.executors import Executors
 from sandbox.output_window import OutputWindow
 from sandbox.worker import Worker
 
 UID_BASE = 200_000
 UID_SPAN = 50_000
+#: How long a new worker may take to confine itself before it is given up.
+READY_TIMEOUT_S = 10.0
+READY = b"r"
 
 
 class Zygote:
-    def __init__(self, control: socket.socket) -> None:
+    def __init__(self, control: socket.socket, config: dict[str, object]) -> None:
         self._control = control
-        views = {
-            name: restricted.module_view(importlib.import_module(name))
-            for name in restricted.ALLOWED_MODULES
-        }
-        self._builtins = restricted.build_builtins(views)
-        importlib.import_module("_strptime")  # datetime.strptime imports it lazily
+        cache_dir = config.get("cache_dir")
+        self._executors = Executors.load(
+            [str(name) for name in config["runtimes"]],  # type: ignore[attr-defined]
+            Path(str(cache_dir)) if cache_dir else None,
+        )
         self._layers = isolation.detect(isolation.enter_namespaces())
         self._bpf = seccomp.build_filter()
         self._dirs: dict[int, str] = {}
@@ -96,9 +102,13 @@ class Zygote:
         pidfd = os.pidfd_open(pid)
         self._dirs[pid] = root_dir
         self._pidfds[pid] = pidfd
-        payload = json.dumps({"pid": pid}).encode()
-        with contextlib.suppress(OSError):  # engine gone: EOF on the control socket follows
-            socket.send_fds(self._control, [payload], [engine_end.fileno(), pidfd, window_fd])
+        if _is_ready(engine_end):
+            payload = json.dumps({"pid": pid}).encode()
+            with contextlib.suppress(OSError):  # engine gone: EOF on the control socket follows
+                socket.send_fds(self._control, [payload], [engine_end.fileno(), pidfd, window_fd])
+        else:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            self._send({"unready": pid})
         engine_end.close()
         os.close(window_fd)
 
@@ -107,9 +117,12 @@ class Zygote:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             window = OutputWindow(window_fd)  # mapped: it outlives its descriptor
-            fd = sock.fileno()
-            baseline = isolation.prepare_worker(self._layers, fd, root_dir, uid, self._bpf)
-            Worker(sock, self._builtins, window).serve(baseline)
+            keep = self._executors.shared_fds | {sock.fileno()}
+            baseline = isolation.prepare_worker(
+                self._layers, keep, root_dir, uid, self._bpf, self._executors.start_threads
+            )
+            sock.sendall(READY)  # the engine measures its memory from here on
+            Worker(sock, window, self._executors.by_runtime, baseline).serve()
         finally:
             os._exit(70)
 
@@ -145,9 +158,20 @@ class Zygote:
             shutil.rmtree(self._dirs.pop(pid), ignore_errors=True)
 
 
+def _is_ready(sock: socket.socket) -> bool:
+    """Whether a new worker confined itself in time (it then sends one byte)."""
+    sock.settimeout(READY_TIMEOUT_S)
+    try:
+        return sock.recv(1) == READY
+    except OSError:
+        return False
+    finally:
+        sock.settimeout(None)
+
+
 def main() -> None:
     control = socket.socket(fileno=int(sys.argv[1]))
-    Zygote(control).serve()
+    Zygote(control, json.loads(sys.argv[2])).serve()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@ For tenants trying a script and operators reproducing a run. Exit 0 when the run
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 import click
 import uvloop
 
+from api.cli.paths import sandbox_cache_dir
 from sandbox import (
     Limits,
     Outcome,
@@ -24,6 +24,7 @@ from sandbox import (
     SandboxConfig,
     SandboxError,
     ScriptContext,
+    clean_json,
 )
 from sandbox.memory_host import MemoryHost
 
@@ -115,20 +116,14 @@ async def _run(
         params=params,
         occurrence_id=f"cli-{uuid.uuid4()}",
     )
-    config = SandboxConfig(max_workers=1, runtimes=(name,), cache_dir=_cache_dir())
+    config = SandboxConfig(max_workers=1, runtimes=(name,), cache_dir=sandbox_cache_dir())
     async with Sandbox(config) as sandbox:
         return await sandbox.runtime(name).run(script, context, limits, host)
 
 
-def _cache_dir() -> Path:
-    """Compiled WebAssembly (MicroPython's interpreter: 0.5 s to compile) kept per user."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "cadenza" / "wasm"
-
-
 def _print(outcome: Outcome, host: MemoryHost, as_json: bool) -> None:
-    if as_json:
-        click.echo(json.dumps({**outcome.to_json(), "kv": host.kv}, ensure_ascii=False))
+    if as_json:  # cleaned: a --kv file may hold lone surrogates too
+        click.echo(json.dumps(clean_json({**outcome.to_json(), "kv": host.kv}), ensure_ascii=False))
         return
     click.echo(f"status: {outcome.status}  ({outcome.duration_s * 1000:.1f} ms)")
     if outcome.error:

@@ -16,6 +16,7 @@ from api.cli.common import (
     run_async,
     settings_from,
 )
+from api.cli.paths import sandbox_cache_dir
 from api.demo import add_demo_rule, ensure_demo_tenant
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
@@ -50,7 +51,8 @@ async def serve(
         issued = await ensure_demo_tenant(db) if settings.demo else None
         if issued is not None:
             click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
-        async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
+        config = SandboxConfig(max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir())
+        async with Sandbox(config) as sandbox:
             service = EngineService(db, sandbox, engine_config(settings))
             if issued is not None:
                 await add_demo_rule(service, issued)

@@ -19,6 +19,7 @@ from api.cli.common import (
     run_async,
     settings_from,
 )
+from api.cli.paths import sandbox_cache_dir
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
@@ -47,7 +48,8 @@ async def worker(database_url: str | None, no_tenant_leases: bool, log_format: s
     configure_logging(settings)
     db = await open_migrated(settings.database_url)
     try:
-        async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
+        config = SandboxConfig(max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir())
+        async with Sandbox(config) as sandbox:
             config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
             service = EngineService(db, sandbox, config)
             await service.start()

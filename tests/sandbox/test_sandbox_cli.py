@@ -85,3 +85,46 @@ def test_bad_input_exits_2(counter, args: tuple[str, ...], message: str) -> None
     done = run_cli("run-script", str(script), *args)
     assert done.returncode == 2
     assert message in done.stderr
+
+
+#: (id, file name, script, extra options, status, words of the error) — findings of issue 18
+#: through the real command.
+FINDINGS = [
+    ("surrogates", "s.py", 'def main(ctx):\n    print("a\\ud800")\n    return "\\udfff\\x00"\n',
+     (), "ok", ""),
+    ("surrogate-error", "e.py", 'def main(ctx):\n    raise ValueError("\\ud800")\n', (), "error",
+     "ValueError"),
+    ("micropython-surrogate", "m.py", 'def main(ctx):\n    raise ValueError("a\\ud800b")\n',
+     ("--runtime", "micropython"), "error", "ValueError"),
+    ("non-ascii", "n.py", "größe = 3\ndef main(ctx):\n    return größe\n", (), "ok", ""),
+    ("segfault", "g.py", "def main(ctx):\n    g = iter([1])\n    for i in range(100000):\n"
+     "        g = (x for x in g)\n    return next(g)\n", (), "error", "crashed its interpreter"),
+    ("missing-attribute", "a.py", "def main(ctx):\n    return ctx.parms\n", (), "error",
+     "AttributeError"),
+    ("wasm-grow", "w.wat", '(module (memory (export "memory") 1) (func (export "main") (if'
+     ' (i32.eq (memory.grow (i32.const 3200)) (i32.const -1)) (then unreachable))))',
+     ("--memory-mb", "64"), "memory", "memory limit"),
+    ("compile-bomb", "b.wat", '(module (global $g (mut i32) (i32.const 0)) (func (export "main") '
+     + "(if (global.get $g) (then " * 20_000 + "nop" + "))" * 20_000 + "))",
+     ("--timeout-ms", "2000"), "rejected", "compiling the script took longer"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("name", "script", "options", "status", "words"),
+    [f[1:] for f in FINDINGS],
+    ids=[f[0] for f in FINDINGS],
+)
+def test_findings_end_with_their_status_and_print_valid_json(
+    tmp_path: Path, name: str, script: str, options: tuple[str, ...], status: str, words: str
+) -> None:
+    path = tmp_path / name
+    path.write_text(script)
+    done = run_cli("run-script", str(path), *options, "--json")
+    assert done.returncode == (0 if status == "ok" else 1), done.stderr
+    outcome = json.loads(done.stdout)
+    assert outcome["status"] == status, outcome["error"]
+    assert words in (outcome["error"] or "")
+    for text in [done.stdout, *outcome["logs"], outcome["stdout"], outcome["error"] or ""]:
+        assert "\x00" not in text
+        text.encode("utf-8")  # raises on a lone surrogate

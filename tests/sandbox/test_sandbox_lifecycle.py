@@ -15,8 +15,9 @@ from sandbox.memory_host import MemoryHost
 ONE_CALL = "def main(ctx):\n    ctx.kv.get('k')\n    return 'unreachable'\n"
 
 
-class SegfaultingHost(MemoryHost):
-    """Answers the first kv call by crashing every worker of the zygote with SIGSEGV."""
+class KillingHost(MemoryHost):
+    """Answers the first kv call by killing every worker of the zygote from outside (as the
+    kernel's OOM killer would): not the script's doing."""
 
     def __init__(self, zygote_pid: int) -> None:
         super().__init__()
@@ -24,7 +25,7 @@ class SegfaultingHost(MemoryHost):
 
     async def kv_get(self, key: str) -> Any | None:
         for worker in self._zygote.children():
-            worker.send_signal(signal.SIGSEGV)
+            worker.send_signal(signal.SIGKILL)
         await asyncio.sleep(0.2)
         return None
 
@@ -32,10 +33,10 @@ class SegfaultingHost(MemoryHost):
 async def test_a_crashed_worker_is_an_outcome(context) -> None:
     async with Sandbox(SandboxConfig(max_workers=1, runtimes=("python",))) as box:
         assert box._pool is not None and box._pool._process is not None
-        host = SegfaultingHost(box._pool._process.pid)
+        host = KillingHost(box._pool._process.pid)
         outcome = await box.runtime("python").run(ONE_CALL, context, Limits(), host)
         assert outcome.status is OutcomeStatus.CRASHED
-        assert outcome.error == "the worker died without reporting (SIGSEGV)"
+        assert outcome.error == "the worker died without reporting (SIGKILL)"
         after = await box.runtime("python").run(
             "def main(ctx):\n    return 2\n", context, Limits(), MemoryHost()
         )

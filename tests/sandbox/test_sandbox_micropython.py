@@ -7,8 +7,7 @@ from support.sandbox_fixtures import body
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
-from sandbox.micropython_prelude import MODULE, MOUNT, REPORT_MODULE
-from sandbox.micropython_rom import prelude_image
+from sandbox.micropython.prelude import MODULE, MOUNT, REPORT_MODULE
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -104,25 +103,41 @@ async def test_too_large_host_answer_still_fails_in_the_script(run) -> None:
     assert "too large" in (outcome.error or "")
 
 
-async def test_the_prelude_image_is_copied_once_and_read_only(run) -> None:
-    """The host writes the prelude into guest memory only for the boot code: a script's buffer
-    of the image's size stays as it was. The image stays mounted (the failure report loads
-    from it), holding only the prelude's modules, and cannot be written."""
-    size = len(prelude_image()) + 1
-    script = "import host, os\n" + body(
-        f"buffer = bytes({size})",
-        "answer = host.call('__rom', buffer)",
+@pytest.mark.parametrize("module", ["host", "uctypes"])
+async def test_the_raw_host_call_and_raw_memory_are_out_of_reach(run, module: str) -> None:
+    """`host` (the raw host call) and `uctypes` (raw memory, where the prelude's token lives)
+    find a stub; `micropython` keeps only `const`, so `heap_lock` cannot keep the prelude
+    from reporting."""
+    reached = []
+    for name in (
+        f"{module}.{'call' if module == 'host' else 'bytearray_at'}",
+        "micropython.heap_lock",
+    ):
+        reached += ["try:", f"    reached.append(str({name}))", "except ImportError as exc:",
+                    "    reached.append(str(exc))"]  # fmt: skip
+    script = f"import {module}, micropython\n" + body(
+        "reached = []", *reached, "return [reached, micropython.const(7)]"
+    )
+    outcome = await run("micropython", script)
+    assert outcome.status is OutcomeStatus.OK, outcome.error
+    refused = "this module is not available to scripts"
+    assert outcome.result == [[refused, refused], 7]
+
+
+async def test_the_prelude_image_is_mounted_read_only(run) -> None:
+    """The image holds only the prelude's modules and cannot be written to."""
+    script = "import os\n" + body(
         "try:",
         f"    open('{MOUNT}/x.py', 'w')",
         "    written = True",
         "except OSError:",
         "    written = False",
-        f"return [answer, buffer == bytes({size}), sorted(os.listdir('{MOUNT}')), written]",
+        f"return [sorted(os.listdir('{MOUNT}')), written]",
     )
     outcome = await run("micropython", script)
     assert outcome.status is OutcomeStatus.OK, outcome.error
     modules = sorted(f"{name}.mpy" for name in (MODULE, REPORT_MODULE))
-    assert outcome.result == ['"the prelude is already loaded"', True, modules, False]
+    assert outcome.result == [modules, False]
 
 
 async def test_no_state_survives_between_runs(run) -> None:
@@ -161,32 +176,29 @@ async def test_ctx_attributes_come_from_the_context(run) -> None:
 
 @pytest.mark.parametrize("where", ["top-level", "main"])
 async def test_a_trap_after_compiling_is_not_a_rejection(run, where: str) -> None:
-    """The prelude marks the script compiled in guest memory; a trap after the mark (here an
-    out-of-bounds write) is the script's failure, not a compile error."""
-    write = "uctypes.bytearray_at(0xFFFFFFF0, 8)[4] = 1"
+    """The prelude marks the script compiled in guest memory; a trap after the mark (here the
+    interpreter's own stack overflowing while comparing a deep structure) is the script's
+    failure, not a compile error."""
+    nest = ["x = []", "for i in range(20000):", "    x = [x]"]
+    compare = "x == x[0]"
     script = (
-        f"import uctypes\n{write}\n" + body("return 1")
+        "\n".join([*nest, compare]) + "\n" + body("return 1")
         if where == "top-level"
-        else "import uctypes\n" + body(write)
-    )
-    outcome = await run("micropython", script)
-    assert outcome.status is OutcomeStatus.MEMORY, (outcome.status, outcome.error)
-
-
-@pytest.mark.parametrize("address", [0x7FFFFFF0, 0xFFFFFFF0], ids=["past-the-end", "negative"])
-async def test_forged_host_call_pointer_outside_guest_memory_ends_the_run(
-    run, address: int
-) -> None:
-    """The host reads and writes guest memory itself, checking every range: a script that
-    points a string's data outside its memory (offset 12 of a wasm32 str object) and passes
-    it as a host call name gets an error, never a read past the guest's memory."""
-    script = "import host, uctypes\n" + body(
-        "name = 'kv_get' * 5",
-        "data = uctypes.bytearray_at(id(name) + 12, 4)",
-        "assert data[:] == uctypes.addressof(name).to_bytes(4, 'little')",
-        f"data[:] = ({address}).to_bytes(4, 'little')",
-        "return host.call(name, '[]')",
+        else body(*nest, f"return {compare}")
     )
     outcome = await run("micropython", script)
     assert outcome.status is OutcomeStatus.ERROR, (outcome.status, outcome.error)
-    assert outcome.error == "malformed host call"
+    assert outcome.error == "stack overflow (recursion too deep)"
+
+
+async def test_a_script_cannot_forge_the_preludes_report(run) -> None:
+    """Only the prelude's `__end` carries the run's token: a script that reaches the prelude's
+    module and calls the raw host call with a made-up report gets a refusal, and its own
+    failure still ends the run as an error."""
+    script = "import cadenza\n" + body(
+        "answer = cadenza.send('__end', '0' * 16 + 'r' + '[1]')",
+        "raise ValueError(answer)",
+    )
+    outcome = await run("micropython", script)
+    assert outcome.status is OutcomeStatus.ERROR, (outcome.status, outcome.error)
+    assert "only the prelude may end a run" in (outcome.error or "")

@@ -158,3 +158,11 @@ async def test_an_idle_worker_is_recycled(quickly_idle: Sandbox, context: Script
     await asyncio.to_thread(psutil.Process(first.pid).wait, 30)  # its idle timer kills it
     second = await runtime.run(COUNTING, context, Limits(), MemoryHost())
     assert second.status is OK and second.pid != first.pid
+
+
+async def test_a_micropython_tenants_runs_rotate_over_at_most_three_workers(run) -> None:
+    """A micropython worker boots its next interpreter after reporting: back-to-back runs are
+    given a worker that has rested, so they rotate, over no more than three."""
+    outcomes = [await run("micropython", COUNTING, tenant_id="t-rotate") for _ in range(12)]
+    assert {o.result for o in outcomes} == {1}
+    assert 1 <= len({o.pid for o in outcomes}) <= 3

@@ -29,11 +29,30 @@ PROBE = textwrap.dedent(
     """
     import json, os, resource, socket, sys
     from sandbox import isolation, seccomp
+    from sandbox.contract import RuntimeName
     report_fd = int(sys.argv[1])
     layers = isolation.detect(has_netns=False)
-    base = isolation.prepare_worker(layers, report_fd, sys.argv[2], 200999, seccomp.build_filter())
+    keep = frozenset({report_fd})
+    import threading
+    go, done, other_thread = threading.Event(), threading.Event(), {}
+
+    def before_confinement():  # a thread started before the filter, as the wasm timer is
+        def probe_later():
+            go.wait()
+            try:
+                socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                other_thread["socket"] = "allowed"
+            except BaseException as exc:
+                other_thread["socket"] = type(exc).__name__
+            done.set()
+        threading.Thread(target=probe_later, daemon=True).start()
+
+    base = isolation.prepare_worker(
+        layers, keep, sys.argv[2], 200999, seccomp.build_filter(), before_confinement
+    )
     uid = os.getuid()
-    isolation.limit_run_cpu(5, isolation.bind_limits(base, 64 * 1024 * 1024, 5))
+    runtime = RuntimeName(sys.argv[3])
+    isolation.limit_run_cpu(5, isolation.bind_limits(runtime, base, 64 * 1024 * 1024, 5))
     results = {"layers": layers.as_dict(), "uid": uid, "env": dict(os.environ)}
 
     def attempt(name, action):
@@ -58,18 +77,21 @@ PROBE = textwrap.dedent(
     attempt("limit_parent", lambda: resource.prlimit(os.getppid(), resource.RLIMIT_CPU))
     attempt("allocate_past_limit", lambda: bytearray(256 * 1024 * 1024))
     attempt("compute", lambda: sum(range(1000)))
+    go.set()
+    done.wait(10)
+    results["other_thread_socket"] = other_thread.get("socket")
     os.write(report_fd, json.dumps(results).encode())
     """
 )
 
 
-@pytest.fixture(scope="module")
-def probe() -> dict[str, object]:
+def run_probe(runtime: str) -> dict[str, object]:
+    """The probe confined as a worker of `runtime` is (its memory rlimit differs)."""
     read_fd, write_fd = os.pipe()
     with tempfile.TemporaryDirectory() as root_dir:
         os.chmod(root_dir, 0o555)
         done = subprocess.run(
-            [sys.executable, "-c", PROBE, str(write_fd), root_dir],
+            [sys.executable, "-c", PROBE, str(write_fd), root_dir, runtime],
             pass_fds=[write_fd],
             env={"PYTHONPATH": ROOT, "SECRET_TOKEN": "must-not-leak"},
             capture_output=True,
@@ -80,6 +102,11 @@ def probe() -> dict[str, object]:
             data = report.read()
     assert done.returncode == 0, done.stderr.decode()
     return json.loads(data)
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict[str, object]:
+    return run_probe("python")
 
 
 def needs(probe: dict[str, object], layer: str) -> None:
@@ -112,10 +139,20 @@ def test_seccomp_blocks_sockets_processes_signals_and_rlimit_changes(probe) -> N
         assert probe[name] == "PermissionError", name
     assert probe["raise_rlimit"] == "ValueError"  # CPython's wording for EPERM from setrlimit
     assert probe["limit_parent"] == "PermissionError"
+    assert probe["other_thread_socket"] == "PermissionError"  # the filter holds on every thread
 
 
 def test_address_space_limit_holds(probe) -> None:
     assert probe["allocate_past_limit"] == "MemoryError"
+
+
+@pytest.mark.parametrize("runtime", ["micropython", "wasm"])
+def test_wasm_workers_hold_their_writable_memory_limit(runtime: str) -> None:
+    """A wasm worker's address space holds wasmtime's reservations, so its rlimit counts
+    writable memory (RLIMIT_DATA): an allocation past the limit fails there too."""
+    confined = run_probe(runtime)
+    assert confined["allocate_past_limit"] == "MemoryError"
+    assert confined["compute"] == "allowed"
 
 
 def test_network_namespace_has_no_route_out() -> None:

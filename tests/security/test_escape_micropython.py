@@ -22,7 +22,7 @@ CASES = [
     (
         "unknown-host-call",
         "import host\n" + body("return host.call('exec', '[]')"),
-        OutcomeStatus.OK,
+        OutcomeStatus.ERROR,
     ),
     ("cpu-loop", body("while True:", "    pass"), OutcomeStatus.TIMEOUT),
     (

@@ -1,22 +1,5 @@
-"""Waiting for the engine to reach a state: poll the database until a condition holds."""
+"""The engine tests wait with the shared helper (`support.waiting`)."""
 
-from __future__ import annotations
+from support.waiting import eventually
 
-import asyncio
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
-
-T = TypeVar("T")
-
-
-async def eventually(probe: Callable[[], Awaitable[T]], *, timeout_s: float = 30.0) -> T:
-    """The first truthy result of `probe`, polled every 20 ms; AssertionError on timeout."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while True:
-        result = await probe()
-        if result:
-            return result
-        if loop.time() > deadline:
-            raise AssertionError(f"condition not reached within {timeout_s} s (last: {result!r})")
-        await asyncio.sleep(0.02)
+__all__ = ["eventually"]

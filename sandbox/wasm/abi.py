@@ -4,8 +4,11 @@ Strings and values cross as (pointer, length) pairs into the guest's exported `m
 UTF-8 for keys and text, JSON for values. Functions that return data write it to a guest
 buffer `(out_ptr, out_cap)` and return its length; if the length is larger than `out_cap`
 nothing was written (call again with a bigger buffer). Negative returns: -1 not found,
--2 refused (bad key, bad JSON, too large; the reason is added to the run's logs).
-See docs/scripts.md for the full table and a WAT example.
+-2 refused (bad key, bad JSON, too large; the reason is added to the run's logs, and the
+call counts against the run's host calls, so refusals can neither flood the logs nor spin
+for free). These functions run in the worker; every call that needs the tenant's data goes
+on to the engine (`GuestRun.host_call`). See docs/scripts.md for the full table and a WAT
+example.
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from typing import Any
 import wasmtime
 
 from sandbox.contract import OutcomeStatus
-from sandbox.guest import GuestRun, GuestStopped
 from sandbox.hostcalls import HostCallRefused
+from sandbox.wasm.guest import GuestRun, GuestStopped
+from sandbox.worker import Refused
 
 MODULE = "cadenza"
 NOT_FOUND, REFUSED = -1, -2
@@ -67,14 +71,18 @@ def _give(caller: wasmtime.Caller, value: Any, out_ptr: int, out_cap: int) -> in
 
 
 def _refusable(func: Callable[..., int]) -> Callable[..., int]:
-    """Turn a refused call into REFUSED (noted in the logs); budget exhaustion still traps."""
+    """Turn a refused call into REFUSED (noted in the logs, counted as a call); budget
+    exhaustion still traps."""
 
     def call(caller: wasmtime.Caller, *args: int) -> int:
+        run = GuestRun.current()
         try:
-            return func(caller, GuestRun.current(), *args)
-        except HostCallRefused as exc:
-            GuestRun.current().session.logs.append(f"host call refused: {exc}")
-            return REFUSED
+            return func(caller, run, *args)
+        except HostCallRefused as exc:  # refused here: the engine counts and logs it
+            run.refuse(str(exc))
+        except Refused as exc:  # refused by the engine, which counted it
+            run.log(f"host call refused: {exc}")
+        return REFUSED
 
     return call
 
@@ -107,27 +115,31 @@ def emit(caller: wasmtime.Caller, run: GuestRun, tp: int, tl: int, pp: int, pl: 
 
 
 def log(caller: wasmtime.Caller, run: GuestRun, ptr: int, length: int) -> int:
-    run.host_call("log", [_text(caller, ptr, length, run.limits.output_bytes)])
+    if length > run.limits.output_bytes:
+        raise run.end(OutcomeStatus.OUTPUT_LIMIT, "logged more than the output limit")
+    run.log(_text(caller, ptr, length, run.limits.output_bytes))
     return 0
 
 
 def print_(caller: wasmtime.Caller, run: GuestRun, ptr: int, length: int) -> int:
-    stopped = run.write_stdout(_read(caller, ptr, length, run.limits.output_bytes + 1))
-    if stopped is not None:
-        raise stopped
+    room = run.limits.output_bytes + 1  # one byte more than fits ends the run
+    data = _read(caller, ptr, min(length, room), room)
+    run.write_stdout(data.decode("utf-8", "replace"))
     return 0
 
 
 def context(caller: wasmtime.Caller, run: GuestRun, op: int, oc: int) -> int:
-    return _give(caller, run.context, op, oc)
+    return _give(caller, run.job.context, op, oc)
 
 
 def result(caller: wasmtime.Caller, run: GuestRun, ptr: int, length: int) -> int:
     if length > run.limits.result_bytes:
         message = f"the result is {length} bytes of JSON (limit {run.limits.result_bytes} bytes)"
         raise run.end(OutcomeStatus.OUTPUT_LIMIT, message)
-    value = _json(caller, ptr, length, run.limits.result_bytes)
-    run.result_json = json.dumps(value)
+    try:
+        run.result_json = _read(caller, ptr, length, run.limits.result_bytes).decode("utf-8")
+    except UnicodeDecodeError:
+        raise HostCallRefused("the result must be UTF-8 JSON") from None
     return 0
 
 

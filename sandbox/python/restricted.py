@@ -2,16 +2,20 @@
 
 Used only inside a worker process. Attribute access goes through `guarded_getattr` (never a
 plain getattr): underscore names, frame/generator/code/traceback internals and the format
-methods are refused; imports are limited to an allow-list and hand out read-only module
-views that contain no modules (so `datetime.sys` or `json.codecs` do not exist).
+methods are refused, and a missing attribute raises AttributeError as in Python; imports are
+limited to an allow-list and hand out read-only module views (`sandbox.python.views`).
+Reprs carry no memory addresses (`scrub`): they would tell a script where the worker's
+objects live.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import operator
+import re
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from RestrictedPython import compile_restricted_exec, safe_builtins
@@ -47,31 +51,40 @@ DENIED_ATTRIBUTES = frozenset(
     | INSPECT_ATTRIBUTES
 )
 _DENIED_PREFIXES = ("f_", "tb_", "gi_", "cr_", "ag_", "co_", "func_")
-#: Module members that would reach the outside world or run arbitrary code.
-_DENIED_MEMBERS = frozenset({"load", "dump", "namedtuple"})
+#: Modules that C code inside the allowed modules imports by name through the script's
+#: `__import__` (`datetime.strptime` imports `_strptime`). A script cannot name them: names
+#: starting with an underscore do not compile.
+_INTERNAL_MODULES = ("_strptime",)
+#: A memory address in a repr (`<object object at 0x7f...>`).
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+_MISSING = object()
 
 
-def module_view(module: types.ModuleType) -> types.SimpleNamespace:
-    """A namespace with the module's public, non-module members (no `sys`, `os`, `codecs`)."""
-    members = {
-        name: value
-        for name, value in vars(module).items()
-        if not name.startswith("_")
-        and not isinstance(value, types.ModuleType)
-        and name not in _DENIED_MEMBERS
-    }
-    return types.SimpleNamespace(**members)
-
-
-def guarded_getattr(obj: Any, name: str, default: Any = None) -> Any:
-    """`_getattr_` for scripts: refuse internals, otherwise RestrictedPython's safer_getattr."""
+def guarded_getattr(obj: Any, name: str, default: Any = _MISSING) -> Any:
+    """`_getattr_` (and `getattr`) for scripts: refuse internals, otherwise RestrictedPython's
+    safer_getattr; without a default, a missing attribute raises AttributeError."""
     if type(name) is not str:
         raise TypeError("attribute name must be a str")
     if name in DENIED_ATTRIBUTES or name.startswith(_DENIED_PREFIXES):
         raise AttributeError(f"{name!r} is not available to scripts")
     if isinstance(obj, types.ModuleType):
         raise AttributeError("modules cannot be inspected by scripts")
-    return safer_getattr(obj, name, default)
+    found = safer_getattr(obj, name, _MISSING)
+    if found is not _MISSING:
+        return found
+    if default is not _MISSING:
+        return default
+    raise AttributeError(f"{type(obj).__name__!r} object has no attribute {name!r}")
+
+
+def scrub(text: str) -> str:
+    """`text` without memory addresses."""
+    return _ADDRESS.sub("", text)
+
+
+def safe_repr(obj: Any) -> str:
+    """`repr` for scripts: the same text, without memory addresses."""
+    return scrub(repr(obj))
 
 
 def guarded_getitem(obj: Any, key: Any) -> Any:
@@ -103,12 +116,15 @@ def inplace_var(op: str, x: Any, y: Any) -> Any:
     return _INPLACE[op](x, y)
 
 
-def make_importer(views: dict[str, types.SimpleNamespace]) -> Callable[..., Any]:
+def make_importer(views: Mapping[str, types.SimpleNamespace]) -> Callable[..., Any]:
     """`__import__` for scripts: only allow-listed top-level modules, as read-only views."""
+    internal = {name: importlib.import_module(name) for name in _INTERNAL_MODULES}
 
     def guarded_import(
         name: str, globals_: Any = None, locals_: Any = None, fromlist: Any = (), level: int = 0
     ) -> Any:
+        if level == 0 and name in internal:
+            return internal[name]
         if level != 0 or name not in views:
             allowed = ", ".join(sorted(views))
             raise ImportError(f"import of {name!r} is not allowed; scripts may import {allowed}")
@@ -117,8 +133,11 @@ def make_importer(views: dict[str, types.SimpleNamespace]) -> Callable[..., Any]
     return guarded_import
 
 
-def build_builtins(views: dict[str, types.SimpleNamespace]) -> dict[str, Any]:
-    """RestrictedPython's safe builtins plus a few harmless pure functions and our importer."""
+def build_builtins(
+    views: Mapping[str, types.SimpleNamespace], extra: Mapping[str, Any]
+) -> dict[str, Any]:
+    """RestrictedPython's safe builtins plus a few harmless pure functions, our importer,
+    an address-free `repr` and `extra` (such as `HostError`)."""
     builtins = dict(safe_builtins)
     for name in ("setattr", "delattr"):
         builtins.pop(name, None)
@@ -131,6 +150,8 @@ def build_builtins(views: dict[str, types.SimpleNamespace]) -> dict[str, Any]:
     builtins.update(pure)
     builtins["_getattr_"] = builtins["getattr"] = guarded_getattr
     builtins["__import__"] = make_importer(views)
+    builtins["repr"] = safe_repr
+    builtins.update(extra)
     return builtins
 
 

@@ -1,0 +1,1 @@
+"""The `micropython` runtime: MicroPython compiled to WASI, in wasmtime, in confined workers."""

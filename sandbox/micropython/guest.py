@@ -1,0 +1,223 @@
+"""One MicroPython instance in a worker: the host calls it makes, and how its run ended.
+
+An instance goes through three phases. While it boots (trusted code only: the interpreter and
+the prelude's bytecode) it may only fetch its script (`__script`), which is when the job starts:
+fuel, deadline and a fresh token (see `micropython.prelude`). While the script runs it may
+print, read its context and use the host API. Its first genuine `__end` (carrying the token)
+ends it at once: nothing the script left behind (an `atexit` hook, a finaliser) runs after its
+report. How a run without a report ended is decided here, from what the host saw.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import secrets
+from collections.abc import Iterator
+from enum import Enum
+from typing import Any
+
+import wasmtime
+
+from sandbox.contract import OutcomeStatus
+from sandbox.hostcalls import HostCallRefused
+from sandbox.job import CodeForm, Job, Mode
+from sandbox.micropython.bytecode import Rom
+from sandbox.micropython.memory import GuestMemory
+from sandbox.micropython.prelude import TOKEN_CHARS
+from sandbox.micropython.reports import classify, ending_report, unreported
+from sandbox.wasm.engine import DeadlineTimer, fuel_for
+from sandbox.wasm.guest import GuestRun, GuestStopped, detach, fuel_used
+from sandbox.worker import Refused, Worker
+
+#: The largest answer to one host call. The guest allocates (and zeroes, ~4 fuel a byte) the
+#: room for each answer from its heap, which this build fixes at 1 MiB: keep it small (a 64 KiB
+#: value fits), and scripts smaller still.
+HOST_RESULT_BYTES = 96 * 1024
+#: The room offered first: a larger answer is held back and the prelude fetches it with
+#: `__again`, offered exactly its size (96 KiB of room for every call cost ~0.1 ms per run).
+FIRST_ROOM_BYTES = 1024
+_AGAIN = b"1"
+#: The prelude's names for the kv operations: names MicroPython knows already cost nothing
+#: to load, while each new one costs ~7 000 fuel a run.
+_KV_OPS = {"get": "kv_get", "set": "kv_set", "delete": "kv_delete", "keys": "kv_keys"}
+_encode = json.JSONEncoder(separators=(",", ":")).encode
+
+
+class Phase(Enum):
+    BOOT = 1
+    SCRIPT = 2
+    ENDED = 3
+
+
+class Instance:
+    """One run's interpreter instance, from boot to report."""
+
+    current: Instance | None = None
+
+    def __init__(
+        self,
+        worker: Worker,
+        timer: DeadlineTimer,
+        rom: Rom,
+        pending: Job | None,
+        sources: dict[str, bytes],
+    ) -> None:
+        self.worker, self._timer, self._rom, self._pending = worker, timer, rom, pending
+        #: The scripts this worker was sent, kept for its next runs (the engine sends each once).
+        self._sources = sources
+        self.phase = Phase.BOOT
+        self.guest: GuestRun | None = None
+        self.memory: wasmtime.Memory | None = None
+        self._store: wasmtime.Store | None = None
+        self._engine: wasmtime.Engine | None = None
+        self._token = secrets.token_hex(TOKEN_CHARS // 2)
+        self._held: bytes | None = None
+        self._fuel = 0
+        self._ending: tuple[str, str] | None = None
+        self._trap: tuple[BaseException, bool] | None = None
+
+    @contextlib.contextmanager
+    def started(self, store: wasmtime.Store, engine: wasmtime.Engine) -> Iterator[Instance]:
+        self._store, self._engine = store, engine
+        Instance.current = self
+        try:
+            yield self
+        finally:
+            Instance.current = None
+
+    def attach(self, exports: wasmtime.InstanceExports) -> None:
+        """Find the instance's memory, and write the prelude's image into pages added to it."""
+        found = exports.get("memory")
+        assert isinstance(found, wasmtime.Memory) and self._store is not None
+        self.memory = found
+        self._rom.install(found, self._store)
+
+    def result_room(self) -> int:
+        """How much room the guest allocates for the next host call's answer."""
+        return FIRST_ROOM_BYTES if self._held is None else len(self._held)
+
+    def handle(self, name: str, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
+        """The answer to one `host.call(name, payload)`; the payload is at `address`."""
+        if self.phase is Phase.ENDED:
+            raise GuestStopped("the run has ended")
+        if self.phase is Phase.BOOT:
+            return self._boot(name)
+        assert self.guest is not None
+        payload = memory.read(address, size_bytes)
+        if name == "__end":
+            return self._end(payload)
+        return self._respond(self.guest, name, payload)
+
+    def _boot(self, name: str) -> bytes:
+        if name == "__script":
+            return self._hold(self._begin())
+        raise GuestStopped(f"unexpected host call {name!r} while booting")
+
+    def _begin(self) -> bytes:
+        """The job starts: its fuel, its deadline, and the prelude's token, mode and script."""
+        job = self._pending or self.worker.next_job()
+        self._pending = None
+        assert self._store is not None and self._engine is not None
+        self.guest = GuestRun(job, self.worker, self._store)
+        self._fuel = fuel_for(job.limits)
+        self._store.set_fuel(self._fuel)
+        self._timer.arm(self._engine, self.guest.started_s + job.limits.timeout_s)
+        self.phase = Phase.SCRIPT
+        mode = "v" if job.mode is Mode.CHECK else "r"
+        return (self._token + mode).encode() + self._source(job, self.guest)
+
+    def _source(self, job: Job, guest: GuestRun) -> bytes:
+        source = self._sources.get(job.key) if job.form is CodeForm.HELD else self.worker.blob
+        if source is None:
+            raise guest.end(OutcomeStatus.ERROR, f"the worker lost script {job.key}; run it again")
+        if job.mode is Mode.RUN:
+            self._sources[job.key] = source
+        return source
+
+    def _end(self, payload: bytes) -> bytes:
+        text = _decode(payload)
+        if not text.startswith(self._token) or len(text) <= TOKEN_CHARS:
+            return _encode("only the prelude may end a run").encode()
+        self._ending = (text[TOKEN_CHARS], text[TOKEN_CHARS + 1 :])
+        self.phase = Phase.ENDED
+        raise GuestStopped("the run has reported")
+
+    def _respond(self, guest: GuestRun, name: str, payload: bytes) -> bytes:
+        """`[value]`, or the refusal's message as a JSON string; one too large for the room
+        offered (but not for HOST_RESULT_BYTES) is held back, answered with `1`."""
+        held, self._held = self._held, None
+        if name == "__again" and held is not None:
+            return held
+        try:
+            response: Any = [self._answer(guest, name, _decode(payload))]
+        except (HostCallRefused, Refused) as exc:
+            response = str(exc)
+        return self._hold(_encode(response).encode())
+
+    def _hold(self, data: bytes) -> bytes:
+        if FIRST_ROOM_BYTES < len(data) <= HOST_RESULT_BYTES:
+            self._held = data
+            return _AGAIN
+        return data
+
+    def _answer(self, guest: GuestRun, name: str, text: str) -> Any:
+        if name == "__context":
+            return guest.job.context
+        try:
+            args = json.loads(text)
+        except (ValueError, RecursionError):
+            raise HostCallRefused("host call arguments must be JSON") from None
+        if not isinstance(args, list):
+            raise HostCallRefused("host call arguments must be a JSON array")
+        if name == "__print" and args and isinstance(args[0], str):
+            return guest.write_stdout(args[0])
+        if name == "log" and args and isinstance(args[0], str):
+            return guest.log(args[0])
+        if name.startswith("__"):
+            raise HostCallRefused(f"unknown host call {name!r}")
+        return guest.host_call(_KV_OPS.get(name, name), args)
+
+    def trapped(self, exc: Exception) -> None:
+        """A trap (or a host function's exception: a genuine `__end` is one) ended the
+        instance; whether the script had compiled matters only if it had not reported."""
+        self._trap = (detach(exc), self._ending is None and self._compiled_mark())
+
+    def _compiled_mark(self) -> bool:
+        """Whether the prelude marked the script compiled (read only when a trap ends the run:
+        a host call fewer per run)."""
+        memory, store = self.memory, self._store
+        return memory is not None and store is not None and self._rom.is_marked(memory, store)
+
+    def report(self) -> dict[str, Any]:
+        """How the run ended, with the fuel it used and the size of its memory."""
+        guest = self.guest
+        if guest is None:
+            self.worker.exit()  # the interpreter did not boot: the engine sees a crash
+        assert self._store is not None
+        memory_bytes = self.memory.data_len(self._store) if self.memory else 0
+        if guest.stop is not None:
+            status, error = guest.stop
+            report: dict[str, Any] = {"status": str(status), "error": error}
+        elif self._ending is not None:
+            report = ending_report(*self._ending, guest.limits)
+        elif self._trap is not None:
+            status, error = classify(guest, self._trap[0], memory_bytes, self._trap[1])
+            report = {"status": str(status), "error": error}
+        else:
+            report = unreported()
+        trap = self._trap[0] if self._trap else None
+        fuel = fuel_used(self._store, self._fuel, trap)
+        report.update(fuel=fuel, peak_memory_bytes=memory_bytes)
+        guest.close()
+        self._store = self.memory = self._trap = None
+        return report
+
+
+def _decode(payload: bytes) -> str:
+    """A payload as text: MicroPython encodes a lone surrogate as its three UTF-8-like bytes,
+    which pass as that surrogate (cleaned later); anything else invalid is replaced."""
+    try:
+        return payload.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        return payload.decode("utf-8", "replace")

@@ -1,0 +1,29 @@
+"""The `micropython` runtime, engine side: MicroPython scripts, run in confined workers.
+
+Each run goes to a worker bound to its tenant, which runs it in a fresh instance of the
+interpreter (`sandbox.micropython.executor`). Checking a script runs its top level there too,
+under the limits of the save that asked, never on the engine's time.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from sandbox.cache import content_key
+from sandbox.contract import RuntimeName
+from sandbox.runtime_base import WorkerRuntime
+from sandbox.source import decode_script
+
+MAX_SCRIPT_BYTES = 48 * 1024
+
+
+class MicroPythonRuntime(WorkerRuntime):
+    """`runtime("micropython")`: see `sandbox.Runtime` for the contract."""
+
+    name: ClassVar[RuntimeName] = RuntimeName.MICROPYTHON
+    #: A worker boots its next interpreter (~0.6 ms of CPU) right after reporting.
+    boots_ahead = True
+
+    def code(self, script: str | bytes) -> tuple[str, bytes]:
+        source = decode_script(script, MAX_SCRIPT_BYTES)
+        return content_key("micropython", source), source.encode()

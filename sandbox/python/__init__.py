@@ -1,0 +1,1 @@
+"""The `python` runtime: RestrictedPython in confined worker processes."""

@@ -1,0 +1,71 @@
+"""The objects a python script sees: `ctx`, `ctx.kv`, `ctx.rule` and `HostError`.
+
+They live in the worker. Each exposes only its documented methods (no public attributes
+beyond them; underscore names are unreachable from RestrictedPython code) and sends every
+argument to the engine as JSON (`sandbox.worker.Worker.call`), so only exact built-in types
+ever leave the worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Call = Callable[[str, list[Any]], Any]
+
+
+class HostError(Exception):
+    """The engine refused a host call (bad key, value too large, ...)."""
+
+
+class Kv:
+    """`ctx.kv`: this tenant's key-value data."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+
+    def get(self, key: str, default: Any = None) -> Any:
+        value = self._call("kv_get", [key])
+        return default if value is None else value
+
+    def set(self, key: str, value: Any) -> None:
+        self._call("kv_set", [key, value])
+
+    def delete(self, key: str) -> None:
+        self._call("kv_delete", [key])
+
+    def keys(self, prefix: str = "") -> list[str]:
+        return list(self._call("kv_keys", [prefix]))
+
+
+class Rule:
+    """`ctx.rule`: the rule being run (`id` and `name`, either may be None)."""
+
+    __slots__ = ("id", "name")
+
+    def __init__(self, rule: dict[str, Any]) -> None:
+        self.id = rule.get("id")
+        self.name = rule.get("name")
+
+
+class Ctx:
+    """`ctx`: what `main(ctx)` receives."""
+
+    __slots__ = ("_call", "attempt", "kv", "occurrence_id", "params", "rule", "scheduled_at")
+
+    def __init__(self, context: dict[str, Any], call: Call) -> None:
+        self._call = call
+        self.scheduled_at: str = context["scheduled_at"]
+        self.attempt: int = context["attempt"]
+        self.rule = Rule(context["rule"])
+        self.params: dict[str, Any] = context["params"]
+        self.occurrence_id: str = context["occurrence_id"]
+        self.kv = Kv(call)
+
+    def emit(self, type: str, payload: Any = None) -> None:
+        self._call("emit", [type, payload])
+
+    def log(self, *values: Any) -> None:
+        self._call("log", [" ".join(v if isinstance(v, str) else repr(v) for v in values)])

@@ -1,0 +1,52 @@
+"""Text that leaves the sandbox is valid UTF-8 that both databases can store, by construction.
+
+A Python `str` may hold lone surrogates (`"\\ud800"`), which are not Unicode scalar values:
+they cannot be encoded as UTF-8, so SQLite refuses the row, and PostgreSQL refuses them in
+JSON too; PostgreSQL text cannot hold NUL either. One such string in a run's output used to
+fail the whole completion batch it was recorded in, other tenants' runs included. So every
+piece of text a script produces (stdout, errors, logs, results, events, kv values) passes
+through `clean_text` / `clean_json` twice: in the worker, where it is made, and in the
+engine, where it arrives (a worker is not trusted to have done it). Each surrogate code
+point and each NUL becomes U+FFFD, the replacement character: the rest of the text is kept,
+and the mark shows where something was dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from sandbox.contract import Event, Outcome
+
+REPLACEMENT = "\ufffd"
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def clean_text(text: str) -> str:
+    """`text` with every surrogate code point and NUL replaced by U+FFFD (an exact `str`)."""
+    return _UNSTORABLE.sub(REPLACEMENT, str.__str__(text))
+
+
+def clean_json(value: Any) -> Any:
+    """A JSON value (as `json.loads` builds it) whose strings, keys included, are clean."""
+    if isinstance(value, str):
+        return clean_text(value)
+    if isinstance(value, list):
+        return [clean_json(item) for item in value]
+    if isinstance(value, dict):
+        return {clean_text(key): clean_json(item) for key, item in value.items()}
+    return value
+
+
+def clean_outcome(outcome: Outcome) -> Outcome:
+    """`outcome` with every text field clean: what the engine records is always storable."""
+    return replace(
+        outcome,
+        result=clean_json(outcome.result),
+        error=None if outcome.error is None else clean_text(outcome.error),
+        stdout=clean_text(outcome.stdout),
+        stderr=clean_text(outcome.stderr),
+        events=tuple(Event(clean_text(e.type), clean_json(e.payload)) for e in outcome.events),
+        logs=tuple(clean_text(line) for line in outcome.logs),
+    )

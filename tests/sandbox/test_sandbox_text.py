@@ -1,0 +1,86 @@
+"""Text leaving the sandbox is storable by construction: every code point a script can make,
+surrogates and NUL included, comes out as valid UTF-8 without NUL, and nothing else changes."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sandbox import Event, Outcome, OutcomeStatus, clean_json, clean_outcome, clean_text
+from sandbox.framing import FrameError
+from sandbox.report import WORKER_STATUSES, parse
+from sandbox.text import REPLACEMENT
+
+#: Every code point, the lone surrogates and NUL included.
+ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=50)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | ANY_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def is_storable(text: str) -> bool:
+    return "\x00" not in text and text.encode("utf-8") is not None
+
+
+def strings_of(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for item in value for s in strings_of(item)]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in [k, *strings_of(v)]]
+    return []
+
+
+@given(ANY_TEXT)
+def test_clean_text_replaces_each_unstorable_code_point_and_keeps_the_rest(text: str) -> None:
+    cleaned = clean_text(text)
+    assert is_storable(cleaned)
+    assert len(cleaned) == len(text)
+    for before, after in zip(text, cleaned, strict=True):
+        bad = before == "\x00" or 0xD800 <= ord(before) <= 0xDFFF
+        assert after == (REPLACEMENT if bad else before)
+
+
+@given(JSON_VALUES)
+def test_clean_json_cleans_every_string_and_key(value: object) -> None:
+    cleaned = clean_json(value)
+    assert all(is_storable(s) for s in strings_of(cleaned))
+    assert clean_json(cleaned) == cleaned
+
+
+@given(ANY_TEXT, JSON_VALUES)
+def test_an_outcome_is_storable_in_every_field(text: str, value: object) -> None:
+    outcome = Outcome(
+        status=OutcomeStatus.ERROR,
+        result=value,
+        error=text,
+        stdout=text,
+        stderr=text,
+        events=(Event(type=text, payload=value),),
+        logs=(text, text),
+    )
+    cleaned = clean_outcome(outcome)
+    fields = [cleaned.error or "", cleaned.stdout, cleaned.stderr, *cleaned.logs]
+    fields += [e.type for e in cleaned.events] + strings_of(cleaned.result)
+    fields += [s for e in cleaned.events for s in strings_of(e.payload)]
+    assert all(is_storable(s) for s in fields)
+    assert cleaned.status is outcome.status
+
+
+@settings(max_examples=300)
+@given(JSON_VALUES | st.dictionaries(st.sampled_from(["status", "error", "line", "stdout",
+       "result_json", "cpu_s", "fuel", "truncated"]), JSON_VALUES))  # fmt: skip
+def test_a_workers_report_is_either_read_clean_or_refused(message: object) -> None:
+    """A worker's report is untrusted input: whatever it holds, the engine gets a typed record
+    with storable text, or FrameError, never another exception."""
+    try:
+        report = parse(message)
+    except FrameError:
+        return
+    assert report.status in WORKER_STATUSES
+    assert all(
+        is_storable(s) for s in [report.error or "", report.stdout, *strings_of(report.result)]
+    )
