@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+#: The most characters of a bad token an error message quotes.
+QUOTE_CHARS = 80
+
+
+def quote(token: str) -> str:
+    """`token` in quotes for an error message, cut to QUOTE_CHARS characters."""
+    if len(token) <= QUOTE_CHARS:
+        return repr(token)
+    return repr(token[: QUOTE_CHARS - 1] + "…") + f" ({len(token)} characters)"
+
 
 class ScheduleError(Exception):
     """A schedule could not be parsed or evaluated."""
@@ -18,7 +28,7 @@ class InvalidSchedule(ScheduleError):
     def __init__(
         self, text: str, reason: str, *, position: int | None = None, hint: str = ""
     ) -> None:
-        self.text = text
+        self.text = text[:QUOTE_CHARS]
         self.position = position
         self.reason = reason
         self.hint = hint

@@ -57,8 +57,10 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
     if found:
         warnings += _skipped_warnings(schedule, after, found[-1].at)
     ends_by = source.ends_by
-    if ends_by is EndsBy.CAP and source.ends is not None:
-        warnings.append(w.WARN_CAP.format(day=source.ends.date()))
+    warnings += _horizon_warnings(source, ends_by)
+    drift = getattr(source, "drift", None)
+    if drift is not None and (text := drift(after)) is not None:
+        warnings.append(text)
     return Preview(
         text=description.text,
         complete=description.complete,
@@ -83,6 +85,15 @@ def preview_json(p: Preview) -> dict[str, Any]:
         "warnings": p.warnings,
         "notes": [{"at": n.at.isoformat(), "note": n.note} for n in p.notes if n.note],
     }
+
+
+def _horizon_warnings(source: Any, ends_by: EndsBy | None) -> list[str]:
+    """The cap, said as what it is: where it stops and what it counts from."""
+    horizon = getattr(source, "horizon", None)
+    if ends_by is not EndsBy.CAP or horizon is None or horizon.cap is None:
+        return []
+    since = horizon.counted_from.date()
+    return [w.WARN_CAP.format(day=horizon.cap.date(), years=horizon.years, since=since)]
 
 
 def _is_shifted(occurrence: Occurrence) -> bool:

@@ -31,9 +31,13 @@ WallSource = Callable[[datetime], Iterator[datetime]]
 
 
 def occurrences_after(
-    walls_from: WallSource, mapping: WallMapping, instant: datetime
+    walls_from: WallSource,
+    mapping: WallMapping,
+    instant: datetime,
+    cut: tuple[datetime, int] | None = None,
 ) -> Iterator[Occurrence]:
-    """Occurrences strictly after `instant`, ascending, each instant once."""
+    """Occurrences strictly after `instant`, ascending, each instant once. `cut` = (wall, k):
+    of that wall time's instants only the first k run (a COUNT that ends inside a repeat)."""
     after = instant.astimezone(UTC)
     heap: list[tuple[datetime, datetime]] = []
     last: datetime | None = None
@@ -45,7 +49,10 @@ def occurrences_after(
             if at != last:
                 last, steps = at, 0
                 yield Occurrence(at.astimezone(mapping.zone), source)
-        for at in mapping.instants(wall):
+        instants = mapping.instants(wall)
+        if cut is not None and wall == cut[0]:
+            instants = instants[: cut[1]]
+        for at in instants:
             if at > after:
                 heapq.heappush(heap, (at.astimezone(UTC), wall))
         steps += 1
@@ -56,3 +63,16 @@ def occurrences_after(
         if at != last:
             last = at
             yield Occurrence(at.astimezone(mapping.zone), source)
+
+
+def merged(streams: list[Iterator[Occurrence]]) -> Iterator[Occurrence]:
+    """Several ascending occurrence streams as one, each instant once (the first source's)."""
+    if len(streams) == 1:
+        yield from streams[0]
+        return
+    last: datetime | None = None
+    for occurrence in heapq.merge(*streams, key=lambda o: o.at.astimezone(UTC)):
+        at = occurrence.at.astimezone(UTC)
+        if at != last:
+            last = at
+            yield occurrence
