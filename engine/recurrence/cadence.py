@@ -15,9 +15,9 @@ from datetime import datetime
 from itertools import islice, pairwise
 from typing import TYPE_CHECKING
 
+from engine.recurrence.coarse import CoarseBlocks
 from engine.recurrence.errors import InvalidSchedule
 from engine.recurrence.options import ScheduleLimits
-from engine.recurrence.coarse import CoarseBlocks
 from engine.recurrence.subdaily import SubDailyBlocks
 from engine.recurrence.timeset import TimeSet
 from engine.recurrence.wall_rule import WallRule
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from engine.recurrence.recurrence import Recurrence
 
 #: Occurrences sampled for gaps that cross days.
-SAMPLE = 1000
+SAMPLE = 200
 _HINT = "space the runs further apart, or ask the operator to lower this tenant's minimum"
 
 

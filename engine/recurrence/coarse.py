@@ -114,8 +114,10 @@ class CoarseBlocks:
         if self.freq == du.DAILY:
             offset, length = self._span(first)[0] - days.first, jan1(year + 1) - days.first
             step = self._step
-            kept = days.count(offset, length) if step == 1 else sum(
-                days.count(i, i + 1) for i in range(offset, length, step)
+            kept = (
+                days.count(offset, length)
+                if step == 1
+                else sum(days.count(i, i + 1) for i in range(offset, length, step))
             )
             return kept * picked(per_day, self.setpos)
         spans = (self._span(block) for block in range(first, last + 1))

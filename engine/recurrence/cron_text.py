@@ -105,7 +105,9 @@ def _month_days(days: list[object], field: str, left_out: list[str]) -> str:
     if days == ["*"]:
         return ""
     numbers = sorted(d for d in days if d != "l")  # type: ignore[type-var]
-    named = w.ranged(numbers, lambda d: f"the {w.ordinal(d)}") + (["the last day"] if "l" in days else [])
+    named = w.ranged(numbers, lambda d: f"the {w.ordinal(d)}") + (
+        ["the last day"] if "l" in days else []
+    )
     if "W" in field.upper():
         left_out.append(f"day-of-month {field}: the weekday nearest that day")
         return "on the weekday nearest " + w.join(named) + " of the month"
@@ -116,7 +118,9 @@ def _weekdays(weekdays: list[object], nth: dict[int, set[int]]) -> str:
     if weekdays == ["*"]:
         return ""
     values = sorted({int(d) % 7 for d in weekdays})  # type: ignore[call-overload]
-    numbered = [f"the {w.nth_word(n)} {_DOW[d]}" for d in values if d in nth for n in sorted(nth[d])]
+    numbered = [
+        f"the {w.nth_word(n)} {_DOW[d]}" for d in values if d in nth for n in sorted(nth[d])
+    ]
     plain = [(d - 1) % 7 for d in values if d not in nth]
     names = [w.WEEKDAY_NAMES[d] for d in sorted(plain)]
     if numbered:

@@ -20,6 +20,11 @@ from typing import Any
 from dateutil import rrule as du
 
 _DATE_PARTS = ("bymonth", "byweekno", "byyearday", "bymonthday", "byweekday")
+#: Years whose kept days are kept at hand (a dict lookup instead of a type lookup).
+_YEARS_KEPT = 64
+#: Kept days per (date parts, kind of year), shared by every rule with the same parts.
+_KINDS: dict[tuple[object, ...], tuple[int, ...]] = {}
+_KINDS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -59,21 +64,29 @@ class DayFilter:
 
     def __init__(self, kwargs: dict[str, Any]) -> None:
         parts = {name: kwargs[name] for name in _DATE_PARTS if kwargs.get(name)}
+        self._key = (kwargs["freq"], kwargs["wkst"], *(_frozen(parts.get(n)) for n in _DATE_PARTS))
         self.is_every_day = not parts
         self._freq = kwargs["freq"]
         rule = du.rrule(kwargs["freq"], dtstart=datetime(2000, 1, 1), wkst=kwargs["wkst"], **parts)
         self._rule = rule
         self._info = du._iterinfo(rule)
         self._neighbours = (bool(rule._byweekno), bool(rule._byyearday))
-        self._types: dict[tuple[object, ...], tuple[int, ...]] = {}
+        self._years: dict[int, YearDays] = {}
 
     def year(self, year: int) -> YearDays:
-        first = date(year, 1, 1).toordinal()
-        key = self.year_key(year)
-        prefix = self._types.get(key)
+        found = self._years.get(year)
+        if found is not None:
+            return found
+        key = (self._key, self.year_key(year))
+        prefix = _KINDS.get(key)
         if prefix is None:
-            prefix = self._types[key] = self._build(year)
-        return YearDays(first, prefix)
+            if len(_KINDS) > _KINDS_KEPT:
+                _KINDS.clear()
+            prefix = _KINDS[key] = self._build(year)
+        if len(self._years) > _YEARS_KEPT:
+            self._years.clear()
+        found = self._years[year] = YearDays(date(year, 1, 1).toordinal(), prefix)
+        return found
 
     def every_kind_of_year(self) -> list[YearDays]:
         """One year of each type (the 400-year Gregorian cycle holds them all)."""
@@ -148,3 +161,9 @@ class DayFilter:
             or yearday
         )
         return 0 if dropped else 1
+
+
+def _frozen(values: Any) -> object:
+    if values is None:
+        return None
+    return tuple(sorted(str(v) for v in values))

@@ -52,7 +52,11 @@ class Draft:
             earlier = self.parts[part][0]
             what = _WHAT.get(part, f"the {part.replace('_', ' ')}")
             reason = f"{quote(earlier)} and {quote(phrase)} both give {what}"
-            raise InvalidSchedule(self.text, reason, hint="say it once, e.g. 'every monday and tuesday at 9am and 5pm'")
+            raise InvalidSchedule(
+                self.text,
+                reason,
+                hint="say it once, e.g. 'every monday and tuesday at 9am and 5pm'",
+            )
         self.parts[part] = (phrase, value)
 
     def set_days(self, phrase: str, alternatives: list[Days]) -> None:
@@ -193,4 +197,3 @@ class Draft:
 
 def _name(freq: int) -> str:
     return {v: k for k, v in _FREQ.items()}[freq]
-

@@ -116,4 +116,11 @@ def build_interval(
     begin = (start or horizon.anchor).astimezone(UTC)
     wall = to_wall(max(begin, horizon.since), zone)
     end = add_years(wall, horizon.years).replace(tzinfo=zone).astimezone(UTC)
-    return Interval(step, begin, end, zone, zone_name, horizon.with_cap(end.astimezone(zone).replace(tzinfo=None), zone))
+    return Interval(
+        step,
+        begin,
+        end,
+        zone,
+        zone_name,
+        horizon.with_cap(end.astimezone(zone).replace(tzinfo=None), zone),
+    )

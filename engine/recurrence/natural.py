@@ -12,6 +12,7 @@ calendar rule on the wall clock.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from engine.recurrence import english_terms as t
 from engine.recurrence.draft import Draft
@@ -62,9 +63,12 @@ def read_english(text: str) -> Sentence | Elapsed | OnceAt:
     """What an English text says; InvalidSchedule naming the part not understood."""
     body, zone = _zone_suffix(text)
     rest = " ".join(body.lower().replace(" ,", ",").split()).rstrip(".")
-    once = re.fullmatch(rf"once,? on ({t.DATE_TIME})", rest)
+    once = re.fullmatch(rf"(?:once|twice),? on ({t.DATE_TIME})", rest)
     if once is not None:
         return OnceAt(_value(text, once[1], t.day_time), zone)
+    exact = re.fullmatch(r"once,? at (\d{4}-\d\d-\d\dt[\d:.]+(?:z|[+-]\d\d:\d\d))", rest)
+    if exact is not None:
+        return OnceAt(_value(text, exact[1], datetime.fromisoformat), zone)
     draft = Draft(text)
     while rest:
         rest = _next_phrase(text, draft, rest)

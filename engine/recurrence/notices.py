@@ -41,7 +41,7 @@ def missing_day(rule: WallRule) -> str | None:
     months = sorted(rule.kwargs.get("bymonth") or range(1, 13))
     day = min(days)
     short = [m for m in months if day > calendar.monthrange(2001, m)[1]]
-    if not short or len(short) == len(months) and short != [2]:
+    if not short or (len(short) == len(months) and short != [2]):
         return None
     if short == months == [2]:
         return w.WARN_LEAP_ONLY.format(day=w.ordinal(day))

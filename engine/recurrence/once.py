@@ -19,7 +19,7 @@ from engine.recurrence.options import DstGap, DstRepeat
 from engine.recurrence.schedule import Description
 from engine.recurrence.series import Occurrence
 from engine.recurrence.wall_rule import EndsBy
-from engine.recurrence.zones import GapMode, WallMapping, load_zone
+from engine.recurrence.zones import GapMode, WallMapping, is_repeated, load_zone
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?")
 
@@ -31,6 +31,8 @@ class Once:
     instants: tuple[datetime, ...]
     wall: datetime
     zone_name: str
+    mapping: WallMapping | None = None
+    """How the wall time was resolved (None: the text gave an exact instant)."""
 
     @property
     def ends(self) -> datetime | None:
@@ -46,9 +48,16 @@ class Once:
                 yield Occurrence(at, self.wall)
 
     def describe(self) -> Description:
+        """'once, on March 28, 2027 at 3:30'; 'twice' when a repeated hour runs at both; the
+        exact instant when the text gave one inside a repeated hour (the wall time is not
+        enough to say which of the two it is)."""
         first = self.instants[0]
+        zone = w.zone_phrase(self.zone_name)
+        if self.mapping is None and is_repeated(first.replace(tzinfo=None), first.tzinfo):  # type: ignore[arg-type]
+            return Description(f"once, at {first.isoformat()} {zone}", True)
         when = f"{w.long_date(first)} at {w.clock(first.hour, first.minute, first.second)}"
-        return Description(f"once, on {when} {w.zone_phrase(self.zone_name)}", True)
+        times = "twice" if len(self.instants) == 2 else "once"
+        return Description(f"{times}, on {when} {zone}", True)
 
     def warnings(self) -> list[str]:
         return []
@@ -76,10 +85,11 @@ def build_once(text: str, at: datetime, zone_name: str, dst: tuple[DstGap, DstRe
         local = at.astimezone(zone)
         return Once((local,), local.replace(tzinfo=None), zone_name)
     gap = GapMode.SHIFT if dst[0] is DstGap.SHIFT else GapMode.SKIP
-    instants = WallMapping(zone, gap, dst[1] is DstRepeat.BOTH).instants(at)
+    mapping = WallMapping(zone, gap, dst[1] is DstRepeat.BOTH)
+    instants = mapping.instants(at)
     if not instants:
         reason = f"{at:%Y-%m-%d %H:%M} does not exist in {zone_name} (DST gap) and dst_gap=skip"
         raise InvalidSchedule(text, reason, hint="pick another time, or use dst_gap=shift")
     if instants[-1].astimezone(UTC).year < 2:
         raise InvalidSchedule(text, "the instant is out of range", hint="use years 2..9998")
-    return Once(instants, at, zone_name)
+    return Once(instants, at, zone_name, mapping)

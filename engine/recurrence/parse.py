@@ -12,8 +12,8 @@ from engine.recurrence.horizon import Horizon
 from engine.recurrence.interval import build_interval, parse_duration
 from engine.recurrence.natural import read_english
 from engine.recurrence.once import build_once, parse_instant
-from engine.recurrence.phrase import Elapsed, OnceAt
 from engine.recurrence.options import DstGap, DstRepeat, ScheduleKind, ScheduleLimits
+from engine.recurrence.phrase import Elapsed, OnceAt
 from engine.recurrence.recurrence import build_recurrence
 from engine.recurrence.rfc5545 import looks_like_rfc5545, parse_block
 from engine.recurrence.schedule import Schedule
@@ -44,7 +44,9 @@ def parse_schedule(
         anchor = datetime.now(UTC).replace(second=0, microsecond=0)
     for name, value in (("anchor", anchor), ("since", since)):
         if value is not None and (value.tzinfo is None or value.utcoffset() is None):
-            raise InvalidSchedule(str(value), f"{name} has no time zone", hint="pass an aware datetime")
+            raise InvalidSchedule(
+                str(value), f"{name} has no time zone", hint="pass an aware datetime"
+            )
     horizon = Horizon(anchor, since or anchor, limits.horizon_years)
     return _parse(text, timezone, horizon, dst_gap, dst_repeat, limits)
 
@@ -116,7 +118,9 @@ def _recurrence(
         raise InvalidSchedule(text, reason, hint=exc.hint) from exc
     except (ValueError, IndexError, OverflowError) as exc:  # datetime at its limits
         reason = f"the rule cannot be evaluated: {exc}"
-        raise InvalidSchedule(text, reason, hint="check DTSTART, UNTIL and the BYxxx values") from exc
+        raise InvalidSchedule(
+            text, reason, hint="check DTSTART, UNTIL and the BYxxx values"
+        ) from exc
     check_gap(text, recurrence_gap_s(recurrence), limits)
     return Schedule(ScheduleKind.RRULE, text, recurrence.zone_name, recurrence)
 

@@ -16,7 +16,7 @@ from engine.recurrence.gaps import skipped_walls
 from engine.recurrence.schedule import Schedule
 from engine.recurrence.series import Occurrence
 from engine.recurrence.wall_rule import EndsBy
-from engine.recurrence.zones import is_repeated
+from engine.recurrence.zones import WallMapping, is_repeated
 
 #: The most occurrences one preview lists.
 MAX_PREVIEW = 1000
@@ -49,11 +49,12 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
     if not 1 <= count <= MAX_PREVIEW:
         raise ScheduleError(f"count={count}: must be 1..{MAX_PREVIEW}")
     found = list(islice(schedule.occurrences_after(after), count))
-    notes = [PreviewOccurrence(o.at, _note(o)) for o in found]
     source = schedule.source
+    mapping: WallMapping | None = getattr(source, "mapping", None)
+    notes = [PreviewOccurrence(o.at, _note(o, mapping)) for o in found]
     description = schedule.describe()
     warnings = list(source.warnings())
-    warnings += [_gap_warning(o) for o in found if _is_shifted(o)]
+    warnings += [_gap_warning(o) for o in found if mapping and _is_shifted(o)]
     if found:
         warnings += _skipped_warnings(schedule, after, found[-1].at)
     ends_by = source.ends_by
@@ -68,7 +69,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
         finite=ends_by in (EndsBy.COUNT, EndsBy.UNTIL),
         ends=source.ends,
         ends_by=str(ends_by) if ends_by else None,
-        warnings=warnings,
+        warnings=list(dict.fromkeys(warnings)),
         notes=notes,
     )
 
@@ -100,14 +101,21 @@ def _is_shifted(occurrence: Occurrence) -> bool:
     return occurrence.at.replace(tzinfo=None) != occurrence.wall
 
 
-def _note(occurrence: Occurrence) -> str | None:
+def _note(occurrence: Occurrence, mapping: WallMapping | None) -> str | None:
+    """How DST resolved a wall-time occurrence (elapsed intervals and exact instants have no
+    wall time to resolve)."""
     wall, at = occurrence.wall, occurrence.at
+    if mapping is None:
+        return None
     if _is_shifted(occurrence):
         return w.NOTE_GAP.format(wall=f"{wall:%Y-%m-%d %H:%M}", at=f"{at:%H:%M}")
-    if at.tzinfo is not None and is_repeated(wall, at.tzinfo):
-        template = w.NOTE_REPEAT_SECOND if at.fold else w.NOTE_REPEAT_FIRST
-        return template.format(wall=f"{wall:%H:%M}", day=wall.date(), at=at.isoformat())
-    return None
+    if not is_repeated(wall, mapping.zone):
+        return None
+    if mapping.repeat_both:
+        template = w.NOTE_REPEAT_SECOND if at.fold else w.NOTE_REPEAT_BOTH
+    else:
+        template = w.NOTE_REPEAT_FIRST
+    return template.format(wall=f"{wall:%H:%M}", day=wall.date(), at=at.isoformat())
 
 
 def _gap_warning(occurrence: Occurrence) -> str:

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime, time, timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, time, timedelta
 
 from dateutil import rrule as du
 
 from engine.recurrence.describe import describe_recurrence
 from engine.recurrence.errors import InvalidSchedule
 from engine.recurrence.horizon import Horizon
+from engine.recurrence.last import last_instant
 from engine.recurrence.notices import recurrence_warnings
 from engine.recurrence.options import DstGap, DstRepeat, ScheduleLimits
 from engine.recurrence.rfc5545 import DateValue, RuleBlock
@@ -46,13 +47,12 @@ class Recurrence:
     texts: tuple[str, ...]
     has_dtstart: bool
     horizon: Horizon | None
+    last_at: datetime | None = None
 
     @property
     def ends(self) -> datetime | None:
         """The instant of the last occurrence (after EXDATE and DST)."""
-        lasts = [self._last_of(rule) for rule in self.rules] + [self._last_rdate()]
-        found = [at for at in lasts if at is not None]
-        return max(found, key=lambda at: at.astimezone(UTC)) if found else None
+        return self.last_at
 
     @property
     def ends_by(self) -> EndsBy | None:
@@ -93,31 +93,6 @@ class Recurrence:
     def _rdates_from(self, low: datetime) -> Iterator[datetime]:
         return (wall for wall in self.rdates if wall >= low and wall not in self.exdates)
 
-    def _last_of(self, rule: WallRule) -> datetime | None:
-        """The latest instant among the rule's last wall times that run."""
-        for wall in rule.walls_back(rule.last):
-            if wall not in self.exdates and self.mapping.instants(wall):
-                tail = list(rule.walls_from(wall - _SHIFT))
-                return self._latest(tail, rule)
-        return None
-
-    def _latest(self, walls: list[datetime], rule: WallRule) -> datetime | None:
-        instants = []
-        for wall in walls:
-            if wall in self.exdates:
-                continue
-            found = self.mapping.instants(wall)
-            if wall == rule.last and rule.last_runs is not None:
-                found = found[: rule.last_runs]
-            instants.extend(found)
-        return max(instants, key=lambda at: at.astimezone(UTC)) if instants else None
-
-    def _last_rdate(self) -> datetime | None:
-        for wall in reversed(self.rdates):
-            if wall not in self.exdates and (found := self.mapping.instants(wall)):
-                return found[-1]
-        return None
-
 
 def build_recurrence(
     text: str,
@@ -152,6 +127,7 @@ def build_recurrence(
         tuple(rules), rdates, exdates, mapping, zone_name, texts,
         block.dtstart is not None, horizon.with_cap(cap, zone) if capped else None,
     )  # fmt: skip
+    recurrence = replace(recurrence, last_at=last_instant(recurrence))
     if recurrence.ends is None:
         raise InvalidSchedule(
             text, "EXDATE and DST leave no occurrence", hint="remove EXDATE values or the rule"
@@ -200,4 +176,3 @@ def _wall(value: DateValue, zone_name: str, dtstart: datetime | None = None) -> 
     if value.zone is None or value.zone == zone_name:
         return value.wall
     return to_wall(value.wall.replace(tzinfo=load_zone(value.zone)), load_zone(zone_name))
-

@@ -100,7 +100,9 @@ class SubDailyBlocks:
         if not self.days.is_kept(block):
             return
         low = max(low or self.dtstart, self.dtstart)
-        x, offset = (0, 0) if low.toordinal() < block else divmod(self._second_of_day(low), self.unit_s)
+        x, offset = (
+            (0, 0) if low.toordinal() < block else divmod(self._second_of_day(low), self.unit_s)
+        )
         residue = self._residue(block)
         while (found := self.grid.first(x, residue)) is not None:
             for o in self.offsets:

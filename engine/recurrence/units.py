@@ -37,8 +37,11 @@ class UnitGrid:
     n: int
     _buckets: dict[int, list[int]] = field(init=False, repr=False, compare=False)
     _per_residue: dict[int, int] = field(init=False, repr=False, compare=False)
+    _inner: tuple[bool, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        inner = tuple(all(x.is_full for x in self.levels[d + 1 :]) for d in range(len(self.levels)))
+        object.__setattr__(self, "_inner", inner)
         buckets: dict[int, list[int]] = defaultdict(list)
         for value in self.levels[-1].values:
             buckets[value % self.n].append(value)
@@ -123,7 +126,7 @@ class UnitGrid:
         return None
 
     def _inner_full(self, depth: int) -> bool:
-        return all(level.is_full for level in self.levels[depth + 1 :])
+        return self._inner[depth]
 
     def _bucket(self, residue: int) -> list[int]:
         return self._buckets.get(residue % self.n, [])

@@ -59,15 +59,15 @@ class Walker:
         self._first = blocks.block_at(blocks.dtstart)
         self._year_sizes: dict[tuple[int, int], int] = {}
 
-    def walls_from(self, low: datetime) -> Iterator[datetime]:
-        """Walls at or after `low` (and DTSTART), ascending, to the end of the calendar."""
+    def walls_from(self, low: datetime, last_year: int = LAST_YEAR) -> Iterator[datetime]:
+        """Walls at or after `low` (and DTSTART), ascending, to the end of `last_year`."""
         b = self.blocks
         low = _ceil_second(low)
         block: int | None = b.block_at(max(low, b.dtstart))
         start: datetime | None = low
-        while block is not None:
+        while block is not None and b.year_of(block) <= last_year:
             yield from b.walls(block, start)
-            block, start = self.next_block(block + 1), None
+            block, start = self.next_block(block + 1, last_year), None
 
     def walls_back(self, high: datetime) -> Iterator[datetime]:
         """Walls at or before `high` (and at or after DTSTART), descending."""
@@ -114,21 +114,21 @@ class Walker:
         total += sum(self._year_size(year) for year in range(first_year + 1, target_year))
         return total + self._sizes(b.first_in_year(target_year), target - 1)
 
-    def next_block(self, block: int) -> int | None:
-        """The first block at or after `block` holding a wall."""
+    def next_block(self, block: int, last_year: int = LAST_YEAR) -> int | None:
+        """The first block at or after `block`, up to the end of `last_year`, holding a wall."""
         b = self.blocks
         year = b.year_of(block)
         for candidate in self._range(block, b.last_in_year(year)):
             if b.size(candidate):
                 return candidate
         seen: set[tuple[int, int]] = set()
-        while year < LAST_YEAR:
+        while year < last_year:
             year += 1
             state = b.year_state(year)
             if state in seen:
                 return None  # the years repeat a cycle that held nothing: nothing ever comes
             if self._year_size(year):
-                return self.next_block(b.first_in_year(year))  # type: ignore[arg-type]
+                return self.next_block(b.first_in_year(year), last_year)  # type: ignore[arg-type]
             seen.add(state)
         return None
 

@@ -9,7 +9,7 @@ corrects it for DST, where one wall time may run twice or not at all.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -22,6 +22,8 @@ from engine.recurrence.errors import InvalidSchedule
 from engine.recurrence.subdaily import SubDailyBlocks
 from engine.recurrence.walker import LAST_YEAR, Walker
 
+#: Years after DTSTART's searched for the first occurrence before the costlier proofs.
+_SOON_YEARS = 4
 _NEVER_HINT = "check BYMONTH/BYMONTHDAY/BYDAY/BYSETPOS combinations and INTERVAL"
 
 
@@ -88,7 +90,7 @@ def build_wall_rule(
     blocks = blocks_type(explicit, dtstart)
     walker = Walker(blocks)
     bound = until if until is not None else (datetime.max if count else cap)
-    first = next(walker.walls_from(dtstart), None) if blocks.can_occur() else None
+    first = _first(walker, blocks.can_occur)
     if first is None or first > bound:
         reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {_day(bound)}"
         raise InvalidSchedule(text, reason, hint=_NEVER_HINT)
@@ -131,6 +133,16 @@ def _check_reachable(text: str, explicit: dict[str, Any], dtstart: datetime) -> 
     except ValueError as exc:
         reason = "the BYHOUR/BYMINUTE/BYSECOND values are never reached by INTERVAL from DTSTART"
         raise InvalidSchedule(text, reason, hint="pick values on the INTERVAL's grid") from exc
+
+
+def _first(walker: Walker, can_occur: Callable[[], bool]) -> datetime | None:
+    """The first wall time: looked for in DTSTART's year and the next few, and further only
+    when no kind of year rules it out (`can_occur` is the costlier proof)."""
+    start = walker.blocks.dtstart
+    soon = next(walker.walls_from(start, min(start.year + _SOON_YEARS, LAST_YEAR)), None)
+    if soon is not None or not can_occur():
+        return soon
+    return next(walker.walls_from(start), None)
 
 
 def _counted(text: str, walker: Walker, count: int) -> datetime:
