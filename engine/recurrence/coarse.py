@@ -17,9 +17,10 @@ from typing import Any
 
 from dateutil import rrule as du
 
-from engine.recurrence.daymask import DayFilter, YearDays
+from engine.recurrence.daymask import DayFilter
+from engine.recurrence.kept_days import KeptDays, YearDays
 from engine.recurrence.timeset import TimeSet, clock_time
-from engine.recurrence.walker import LAST_YEAR, picked, positions
+from engine.recurrence.walker import LAST_YEAR, first_nonempty, picked, positions
 
 _END_ORDINAL = date.max.toordinal() + 1
 
@@ -40,10 +41,12 @@ def year_state(year: int, phase: int) -> tuple[int, int]:
 class CoarseBlocks:
     """Periods of a daily-or-coarser rule, `kwargs` with every default written out."""
 
-    def __init__(self, kwargs: dict[str, Any], dtstart: datetime) -> None:
+    def __init__(
+        self, kwargs: dict[str, Any], dtstart: datetime, days: KeptDays | None = None
+    ) -> None:
         self.dtstart = dtstart
         self.freq: int = kwargs["freq"]
-        self.days = DayFilter(kwargs)
+        self.days = days or DayFilter(kwargs)
         self.times = TimeSet.of(kwargs["byhour"], kwargs["byminute"], kwargs["bysecond"])
         self.setpos: tuple[int, ...] | None = kwargs.get("bysetpos")
         start = dtstart.date().toordinal()
@@ -102,6 +105,25 @@ class CoarseBlocks:
         count = picked(days.count(low, high) * len(self.times), self.setpos)
         return count - (self._skip if block == 0 else 0)
 
+    def first_nonempty(self, first: int, last: int) -> int | None:
+        """A DAILY rule's next kept day comes from the day mask; other periods are looked at
+        one by one (at most 53 in a year)."""
+        if self.freq != du.DAILY or not picked(len(self.times), self.setpos):
+            return first_nonempty(self, first, last)
+        block = first
+        while block <= last:
+            days, low, _ = self._kept(block)
+            end = len(days.prefix) - 8
+            index = days.next(low, end)
+            if index is None:
+                return None
+            block += -(-(index - low) // self._step)
+            if block <= last and self.size(block):
+                return block
+            if index == low:
+                block += 1
+        return None
+
     def year_state(self, year: int) -> tuple[int, int]:
         return year_state(year, (self._origin - self._year_unit(year)) % self._step)
 
@@ -133,8 +155,11 @@ class CoarseBlocks:
 
     def walls(self, block: int, low: datetime | None) -> Iterator[datetime]:
         start = self.count_before(block, low) if low is not None else 0
-        for index in range(start, self.size(block)):
-            yield self.wall_at(block, index)
+        offset = self._skip if block == 0 else 0
+        days, first, _ = self._kept(block)
+        kept = self._positions(block)
+        for index in range(start + offset, len(kept)):
+            yield self._wall_of(days, first, kept[index])
 
     def count_before(self, block: int, wall: datetime) -> int:
         """Walls of `block` (at or after DTSTART) earlier than `wall`."""

@@ -13,9 +13,8 @@ import bisect
 from datetime import datetime, timedelta, tzinfo
 from itertools import pairwise
 
-from croniter import croniter
-
 from engine.recurrence import wording as w
+from engine.recurrence.cron_days import expand
 from engine.recurrence.schedule import Description
 from engine.recurrence.timeset import TimeSet
 from engine.recurrence.transitions import transitions
@@ -24,10 +23,11 @@ _DOW = ("Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Satur
 _MAX_TIMES = 12
 
 
-def describe_cron(expression: str, day_or: bool, zone_name: str, dst_free: bool) -> Description:
+def describe_cron(expression: str, zone_name: str, dst_free: bool) -> Description:
     """Text for a five-field expression; parts the words cannot carry make it incomplete."""
     fields = expression.split()
-    (minutes, hours, days, months, weekdays), nth = croniter.expand(expression)
+    day_or = not (fields[2].startswith(("*", "?")) or fields[4].startswith(("*", "?")))
+    (minutes, hours, days, months, weekdays), nth = expand(expression)
     left_out = [] if dst_free else ["DST changes follow Vixie cron (a skipped 02:30 runs at 03:00)"]
     parts = [_time(minutes, hours)]
     if nth and parts[0].startswith("every"):
@@ -46,7 +46,7 @@ def describe_cron(expression: str, day_or: bool, zone_name: str, dst_free: bool)
 
 def cron_times(expression: str) -> TimeSet:
     """The expression's times of day (hours x minutes, second 0)."""
-    (minutes, hours, *_), _ = croniter.expand(expression)
+    (minutes, hours, *_), _ = expand(expression)
     return TimeSet.of(_all(hours, 24), _all(minutes, 60), (0,))
 
 

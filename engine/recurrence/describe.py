@@ -51,7 +51,7 @@ def describe_recurrence(recurrence: Recurrence) -> Description:
     rules = []
     for phrase in sentence.rules:
         rule_words = Words(left_out=words.left_out)
-        describe_phrase(phrase, rule_words)
+        describe_phrase(phrase, rule_words, sentence.start)
         rules.append(rule_words.text())
     words.add("; and ".join(rules))
     _dates(words, "except on", sentence.exdates, "EXDATE")
@@ -77,11 +77,12 @@ def sentence_of(recurrence: Recurrence) -> Sentence:
     return Sentence(phrases, start, None, tuple(extra), tuple(matched))
 
 
-def describe_phrase(phrase: Phrase, words: Words) -> None:
-    """One rule: frequency, days, months, times, BYSETPOS, week start and end."""
+def describe_phrase(phrase: Phrase, words: Words, start: datetime | None = None) -> None:
+    """One rule: frequency, days, months, times, BYSETPOS, week start and end. `start` is the
+    DTSTART the text states (a second left unsaid defaults to its second)."""
     words.add(_frequency(phrase))
     if phrase.freq >= du.HOURLY:
-        _sub_daily(phrase, words)
+        _sub_daily(phrase, words, start.second if start else 0)
     else:
         words.add(_days(phrase, words))
         words.add(_months(phrase))
@@ -140,7 +141,8 @@ def _days(phrase: Phrase, words: Words) -> str:
     named = _bounded(named, words, "BYDAY")
     monthdays = _bounded(w.ranged(phrase.monthdays, _monthday), words, "BYMONTHDAY")
     parts = []
-    if named and len(named) == 1 and len(phrase.monthdays) == 1 and phrase.monthdays[0] > 0:
+    single = len(phrase.weekdays) == 1 and not phrase.nth_weekdays and len(named) == 1
+    if single and len(phrase.monthdays) == 1 and phrase.monthdays[0] > 0:
         parts.append(f"on {named[0]} the {w.ordinal(phrase.monthdays[0])}")
     elif named and monthdays:
         parts.append(f"on {w.join(named)} when it is {w.join(monthdays)}")
@@ -211,12 +213,12 @@ def _times(phrase: Phrase, words: Words) -> str:
     return f"at {w.join(within)} past the hours {w.join(w.ranged(hours, str))}"
 
 
-def _sub_daily(phrase: Phrase, words: Words) -> None:
+def _sub_daily(phrase: Phrase, words: Words, default_second: int) -> None:
     """Hourly and finer: minutes of each hour, seconds, and the hours (minutes, seconds) kept."""
     if phrase.freq == du.HOURLY:
         within = [_past(m, s) for m in phrase.minutes for s in phrase.seconds]
         words.add("at " + w.join(_bounded(within, words, "BYMINUTE/BYSECOND", _MAX_TIMES)))
-    elif phrase.freq == du.MINUTELY and phrase.seconds != (0,):
+    elif phrase.freq == du.MINUTELY and phrase.seconds != (default_second,):
         words.add("at second " + w.join([str(s) for s in phrase.seconds]))
     for name, values, level in (
         ("hours", phrase.hours, du.HOURLY),

@@ -35,6 +35,10 @@ class InvalidSchedule(ScheduleError):
         super().__init__(f"{reason} ({hint})" if hint else reason)
 
 
+class NeverOccurs(InvalidSchedule):
+    """The rule has no occurrence between its start and its end (or the horizon)."""
+
+
 class RangeTooLarge(ScheduleError):
     """A `between` range holds more occurrences than one call may return; ask for less."""
 

@@ -26,6 +26,7 @@ _NAMED = 3
 def recurrence_warnings(recurrence: Recurrence) -> list[str]:
     warnings = [text for rule in recurrence.rules if (text := missing_day(rule))]
     warnings += [text for rule in recurrence.rules if (text := until_cuts_last_day(rule))]
+    warnings += [w.WARN_RULE_DEAD.format(rule=rule) for rule in recurrence.dead]
     warnings += _unused_exdates(recurrence) + _redundant_rdates(recurrence)
     if recurrence.mapping.gap is GapMode.SKIP and _has_gaps(recurrence):
         warnings.append(w.WARN_DST_SKIP)

@@ -15,7 +15,7 @@ from datetime import datetime, time, timedelta
 from dateutil import rrule as du
 
 from engine.recurrence.describe import describe_recurrence
-from engine.recurrence.errors import InvalidSchedule
+from engine.recurrence.errors import InvalidSchedule, NeverOccurs
 from engine.recurrence.horizon import Horizon
 from engine.recurrence.last import last_instant
 from engine.recurrence.notices import recurrence_warnings
@@ -45,6 +45,7 @@ class Recurrence:
     mapping: WallMapping
     zone_name: str
     texts: tuple[str, ...]
+    dead: tuple[str, ...]
     has_dtstart: bool
     horizon: Horizon | None
     last_at: datetime | None = None
@@ -88,7 +89,8 @@ class Recurrence:
             return (wall for wall in rule.walls_from(low) if wall not in self.exdates)
 
         cut = (rule.last, rule.last_runs) if rule.last_runs is not None else None
-        return occurrences_after(walls, self.mapping, instant, cut)
+        source = walls if self.exdates else rule.walls_from
+        return occurrences_after(source, self.mapping, instant, cut)
 
     def _rdates_from(self, low: datetime) -> Iterator[datetime]:
         return (wall for wall in self.rdates if wall >= low and wall not in self.exdates)
@@ -111,23 +113,29 @@ def build_recurrence(
     anchor = to_wall(horizon.anchor, zone).replace(second=0, microsecond=0)
     start = _wall(block.dtstart, zone_name) if block.dtstart else anchor
     cap = horizon.cap_wall(start, zone)
-    rules = []
+    rules, dead = [], []
     for line in block.rules:
         kwargs = line.kwargs if block.dtstart else anchored_kwargs(line.kwargs)
         dtstart = start if block.dtstart else anchored_start(kwargs, anchor)
         until = _until_wall(line.until, zone_name) if line.until else None
-        rule = build_wall_rule(text, kwargs, dtstart, until, cap)
-        rules.append(count_runs(rule, mapping))
+        try:
+            rules.append(count_runs(build_wall_rule(text, kwargs, dtstart, until, cap), mapping))
+        except NeverOccurs:
+            if len(block.rules) + bool(block.rdates) == 1:
+                raise
+            dead.append(line.text)
     first = min((rule.dtstart for rule in rules), default=start)
     rdates = tuple(sorted({_wall(value, zone_name, first) for value in block.rdates}))
     exdates = frozenset(_wall(value, zone_name, first) for value in block.exdates)
-    texts = tuple(line.text for line in block.rules)
+    texts = tuple(line.text for line in block.rules if line.text not in dead)
     capped = any(rule.ends_by is EndsBy.CAP for rule in rules)
     recurrence = Recurrence(
-        tuple(rules), rdates, exdates, mapping, zone_name, texts,
+        tuple(rules), rdates, exdates, mapping, zone_name, texts, tuple(dead),
         block.dtstart is not None, horizon.with_cap(cap, zone) if capped else None,
     )  # fmt: skip
     recurrence = replace(recurrence, last_at=last_instant(recurrence))
+    if not rules and not rdates:
+        raise NeverOccurs(text, "none of its RRULEs ever occurs", hint="check the BYxxx parts")
     if recurrence.ends is None:
         raise InvalidSchedule(
             text, "EXDATE and DST leave no occurrence", hint="remove EXDATE values or the rule"

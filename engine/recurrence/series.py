@@ -1,7 +1,9 @@
 """From an ascending stream of wall times to an ascending stream of instants.
 
-DST makes the mapping non-monotonic (a shifted 02:30 lands after a real 03:10), so instants are
-held in a small heap until no later wall time can produce an earlier instant; instants that
+Between two offset changes of the zone (most of the time, and always in UTC) a wall time is one
+instant at the zone's offset, in order, so it is converted by a subtraction. Near a change DST
+makes the mapping non-monotonic (a shifted 02:30 lands after a real 03:10), so there instants
+are held in a small heap until no later wall time can produce an earlier instant; instants that
 coincide after shifting are kept once.
 """
 
@@ -10,13 +12,19 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, tzinfo
+from functools import lru_cache
 
 from engine.recurrence.errors import EvaluationBudgetExceeded
+from engine.recurrence.transitions import transitions
 from engine.recurrence.zones import WallMapping
 
 #: Wall times examined per produced instant before evaluation is abandoned.
 STEP_BUDGET = 100_000
+#: Wall times within this of an offset change go through the general mapping.
+_MARGIN = timedelta(days=2)
+_LOOKAHEAD = timedelta(days=366)
+_TICK = timedelta(microseconds=1)
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,44 @@ def occurrences_after(
     """Occurrences strictly after `instant`, ascending, each instant once. `cut` = (wall, k):
     of that wall time's instants only the first k run (a COUNT that ends inside a repeat)."""
     after = instant.astimezone(UTC)
+    offset, calm_until = calm(mapping.zone, after)
+    if calm_until > after:
+        last = after
+        for wall in walls_from((after + offset).replace(tzinfo=None) + _TICK):
+            at = (wall - offset).replace(tzinfo=UTC)
+            if at >= calm_until or (cut is not None and wall == cut[0]):
+                break
+            if at > after:
+                last = at
+                yield Occurrence(at.astimezone(mapping.zone), wall)
+        else:
+            return
+        after = last
+    yield from _near_changes(walls_from, mapping, after, cut)
+
+
+def calm(zone: tzinfo, instant: datetime) -> tuple[timedelta, datetime]:
+    """The zone's offset at `instant` and how long wall times keep mapping to instants by it:
+    until a day before its next change (a far date when none comes within a year)."""
+    return _calm(zone, instant.replace(minute=0, second=0, microsecond=0))
+
+
+@lru_cache(maxsize=4096)
+def _calm(zone: tzinfo, hour: datetime) -> tuple[timedelta, datetime]:
+    try:
+        offset = hour.astimezone(zone).utcoffset() or timedelta(0)
+        if transitions(zone, hour - _MARGIN, hour + _MARGIN):
+            return offset, hour
+        upcoming = transitions(zone, hour, hour + _LOOKAHEAD)
+        return offset, upcoming[0].at - _MARGIN if upcoming else hour + _LOOKAHEAD
+    except OverflowError:  # the edges of the calendar: always the general mapping
+        return timedelta(0), hour
+
+
+def _near_changes(
+    walls_from: WallSource, mapping: WallMapping, after: datetime, cut: tuple[datetime, int] | None
+) -> Iterator[Occurrence]:
+    """The general mapping (see the module docstring)."""
     heap: list[tuple[datetime, datetime]] = []
     last: datetime | None = None
     steps = 0

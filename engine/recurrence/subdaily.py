@@ -66,6 +66,20 @@ class SubDailyBlocks:
         total = self.grid.per_day(self._residue(block)) * len(self.offsets)
         return total - (self._skip if block == self._first_day else 0)
 
+    def first_nonempty(self, first: int, last: int) -> int | None:
+        """The next kept day (from the day mask) on which the grid hits an allowed unit."""
+        day = first
+        while day <= last:
+            days = self.days.year(date.fromordinal(day).year)
+            index = days.next(day - days.first, last + 1 - days.first)
+            if index is None:
+                return None
+            day = days.first + index
+            if self.size(day):
+                return day
+            day += 1
+        return None
+
     def year_state(self, year: int) -> tuple[int, int]:
         return year_state(year, self._residue(jan1(year)))
 

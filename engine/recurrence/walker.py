@@ -37,6 +37,7 @@ class Blocks(Protocol):
     def wall_at(self, block: int, index: int) -> datetime: ...
     def count_before(self, block: int, wall: datetime) -> int: ...
     def walls(self, block: int, low: datetime | None) -> Iterator[datetime]: ...
+    def first_nonempty(self, first: int, last: int) -> int | None: ...
 
 
 def positions(size: int, setpos: Sequence[int] | None) -> Sequence[int]:
@@ -44,6 +45,15 @@ def positions(size: int, setpos: Sequence[int] | None) -> Sequence[int]:
     if not setpos:
         return range(size)
     return sorted({p - 1 if p > 0 else size + p for p in setpos if -size <= p <= size})
+
+
+def first_nonempty(blocks: Blocks, first: int, last: int) -> int | None:
+    """The first block in [first, last] holding a wall, by looking at each."""
+    if last - first > BLOCK_BUDGET:
+        raise EvaluationBudgetExceeded(
+            f"more than {BLOCK_BUDGET} blocks in one year (BLOCK_BUDGET): the rule is too dense"
+        )
+    return next((block for block in range(first, last + 1) if blocks.size(block)), None)
 
 
 def picked(size: int, setpos: Sequence[int] | None) -> int:
@@ -118,9 +128,11 @@ class Walker:
         """The first block at or after `block`, up to the end of `last_year`, holding a wall."""
         b = self.blocks
         year = b.year_of(block)
-        for candidate in self._range(block, b.last_in_year(year)):
-            if b.size(candidate):
-                return candidate
+        last = b.last_in_year(year)
+        if last is not None and block <= last:
+            found = b.first_nonempty(block, last)
+            if found is not None:
+                return found
         seen: set[tuple[int, int]] = set()
         while year < last_year:
             year += 1

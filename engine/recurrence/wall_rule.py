@@ -18,7 +18,7 @@ from typing import Any
 from dateutil import rrule as du
 
 from engine.recurrence.coarse import CoarseBlocks
-from engine.recurrence.errors import InvalidSchedule
+from engine.recurrence.errors import InvalidSchedule, NeverOccurs
 from engine.recurrence.subdaily import SubDailyBlocks
 from engine.recurrence.walker import LAST_YEAR, Walker
 
@@ -90,10 +90,10 @@ def build_wall_rule(
     blocks = blocks_type(explicit, dtstart)
     walker = Walker(blocks)
     bound = until if until is not None else (datetime.max if count else cap)
-    first = _first(walker, blocks.can_occur)
+    first = first_wall(walker, blocks.can_occur)
     if first is None or first > bound:
         reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {_day(bound)}"
-        raise InvalidSchedule(text, reason, hint=_NEVER_HINT)
+        raise NeverOccurs(text, reason, hint=_NEVER_HINT)
     if count is not None:
         last = _counted(text, walker, count)
         return WallRule(explicit, dtstart, first, last, last, EndsBy.COUNT, walker, count)
@@ -135,7 +135,7 @@ def _check_reachable(text: str, explicit: dict[str, Any], dtstart: datetime) -> 
         raise InvalidSchedule(text, reason, hint="pick values on the INTERVAL's grid") from exc
 
 
-def _first(walker: Walker, can_occur: Callable[[], bool]) -> datetime | None:
+def first_wall(walker: Walker, can_occur: Callable[[], bool]) -> datetime | None:
     """The first wall time: looked for in DTSTART's year and the next few, and further only
     when no kind of year rules it out (`can_occur` is the costlier proof)."""
     start = walker.blocks.dtstart

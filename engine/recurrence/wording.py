@@ -34,6 +34,7 @@ MAX_DATES_NAMED = 5
 WARN_MISSING_DAY = "skips months without a {day} day"
 WARN_LEAP_ONLY = "runs only in leap years (February {day})"
 WARN_UNTIL_CUTS = "UNTIL {until} comes before that day's run at {run}: the last run is {last}"
+WARN_RULE_DEAD = "RRULE {rule} never occurs: it adds nothing"
 WARN_EXDATE_UNUSED = "EXDATE {dates} matches no occurrence: it changes nothing"
 WARN_RDATE_DOUBLED = "RDATE {dates} is already an occurrence: it changes nothing"
 WARN_RDATE_REMOVED = "RDATE {dates} is also an EXDATE: it does not run"
