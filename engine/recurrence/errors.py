@@ -13,6 +13,13 @@ def quote(token: str) -> str:
     return repr(token[: QUOTE_CHARS - 1] + "…") + f" ({len(token)} characters)"
 
 
+def named_value(name: str, value: str) -> str:
+    """`NAME=VALUE` for an error message, the value cut to QUOTE_CHARS characters."""
+    if len(value) <= QUOTE_CHARS:
+        return f"{name}={value}"
+    return f"{name}={value[: QUOTE_CHARS - 1]}… ({len(value)} characters)"
+
+
 class ScheduleError(Exception):
     """A schedule could not be parsed or evaluated."""
 

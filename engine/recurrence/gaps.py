@@ -57,6 +57,26 @@ def skipped_walls(
     return found
 
 
+def merged_walls(schedule: Schedule, after: datetime, until: datetime) -> list[SkippedWall]:
+    """Wall times inside a DST gap whose shifted instant is one the schedule runs at anyway
+    (an hourly 02:00 shifted to 03:00): they run once, at `at`, together with that one."""
+    source: Any = schedule.source
+    mapping: WallMapping | None = getattr(source, "mapping", None)
+    walls_from = getattr(source, "walls_from", None)
+    if mapping is None or walls_from is None or mapping.gap is not GapMode.SHIFT:
+        return []
+    found = []
+    for _, first, end in _gaps(mapping, after, until):
+        for wall in walls_from(first):
+            if wall >= end:
+                break
+            at = mapping.instants(wall)[0]
+            local = at.replace(tzinfo=None)
+            if next(walls_from(local), None) == local:
+                found.append(SkippedWall(wall, at))
+    return found
+
+
 def _gaps(
     mapping: WallMapping, after: datetime, until: datetime
 ) -> Iterator[tuple[datetime, datetime, datetime]]:

@@ -45,7 +45,7 @@ def missing_day(rule: WallRule) -> str | None:
     if not short or (len(short) == len(months) and short != [2]):
         return None
     if short == months == [2]:
-        return w.WARN_LEAP_ONLY.format(day=w.ordinal(day))
+        return w.WARN_LEAP_ONLY.format(day=day)
     return w.WARN_MISSING_DAY.format(day=w.ordinal(day))
 
 

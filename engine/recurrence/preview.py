@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.recurrence import wording as w
 from engine.recurrence.errors import ScheduleError
-from engine.recurrence.gaps import skipped_walls
+from engine.recurrence.gaps import merged_walls, skipped_walls
 from engine.recurrence.schedule import Schedule
 from engine.recurrence.series import Occurrence
 from engine.recurrence.wall_rule import EndsBy
@@ -57,6 +57,12 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
     warnings += [_gap_warning(o) for o in found if mapping and _is_shifted(o)]
     if found:
         warnings += _skipped_warnings(schedule, after, found[-1].at)
+        warnings += [
+            w.NOTE_GAP_MERGED.format(
+                wall=f"{m.wall:%H:%M}", day=m.wall.date(), at=f"{m.at:%Y-%m-%d %H:%M}"
+            )
+            for m in merged_walls(schedule, after, found[-1].at)
+        ]
     ends_by = source.ends_by
     warnings += _horizon_warnings(source, ends_by)
     drift = getattr(source, "drift", None)

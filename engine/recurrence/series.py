@@ -85,13 +85,13 @@ def _near_changes(
     walls_from: WallSource, mapping: WallMapping, after: datetime, cut: tuple[datetime, int] | None
 ) -> Iterator[Occurrence]:
     """The general mapping (see the module docstring)."""
-    heap: list[tuple[datetime, datetime]] = []
+    heap: list[tuple[datetime, bool, datetime]] = []
     last: datetime | None = None
     steps = 0
     for wall in walls_from(mapping.wall_floor(after)):
         floor = mapping.instant_floor(wall)
         while heap and heap[0][0] < floor:
-            at, source = heapq.heappop(heap)
+            at, _, source = heapq.heappop(heap)
             if at != last:
                 last, steps = at, 0
                 yield Occurrence(at.astimezone(mapping.zone), source)
@@ -99,13 +99,14 @@ def _near_changes(
         if cut is not None and wall == cut[0]:
             instants = instants[: cut[1]]
         for at in instants:
-            if at > after:
-                heapq.heappush(heap, (at.astimezone(UTC), wall))
+            if at > after:  # a wall time that runs at its own time wins a tie with a shifted one
+                shifted = at.replace(tzinfo=None) != wall
+                heapq.heappush(heap, (at.astimezone(UTC), shifted, wall))
         steps += 1
         if steps > STEP_BUDGET:
             raise EvaluationBudgetExceeded(f"no occurrence within {STEP_BUDGET} candidate times")
     while heap:
-        at, source = heapq.heappop(heap)
+        at, _, source = heapq.heappop(heap)
         if at != last:
             last = at
             yield Occurrence(at.astimezone(mapping.zone), source)

@@ -50,6 +50,7 @@ WARN_ELAPSED_DRIFT = (
 )
 NOTE_GAP = "{wall} -> {at} (DST gap)"
 NOTE_GAP_SKIPPED = "{wall} does not exist on {day}; runs at {at}"
+NOTE_GAP_MERGED = "{wall} does not exist on {day}; it runs once with {at}, which runs anyway"
 NOTE_SKIPPED = "{wall} does not exist on {day}; skipped (DST gap)"
 NOTE_REPEAT_FIRST = "{wall} happens twice on {day}; runs at the first ({at})"
 NOTE_REPEAT_SECOND = "{wall} happens twice on {day}; this is the second ({at})"
