@@ -152,7 +152,7 @@ def _expression(text: str) -> str:
     expression = " ".join(fields)
     try:
         croniter(expression)
-    except CroniterError as exc:
+    except (CroniterError, ValueError) as exc:
         raise InvalidSchedule(text, _field_error(fields), position=0, hint=_HINT) from exc
     _check_day_fields(text, fields[2], fields[4])
     return expression
@@ -185,6 +185,6 @@ def _field_error(fields: list[str]) -> str:
         probe[_NAMES.index(name)] = value
         try:
             croniter(" ".join(probe))
-        except CroniterError:
+        except (CroniterError, ValueError):
             return f"cron {name} field {quote(value)} is not valid"
     return f"cron {quote(' '.join(fields))} is not a valid expression"

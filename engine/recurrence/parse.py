@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -13,7 +14,7 @@ from engine.recurrence.interval import build_interval, parse_duration
 from engine.recurrence.natural import read_english
 from engine.recurrence.once import build_once, parse_instant
 from engine.recurrence.options import DstGap, DstRepeat, ScheduleKind, ScheduleLimits
-from engine.recurrence.phrase import Elapsed, OnceAt
+from engine.recurrence.phrase import Elapsed, OnceAt, reading_phases
 from engine.recurrence.recurrence import build_recurrence
 from engine.recurrence.rfc5545 import looks_like_rfc5545, parse_block
 from engine.recurrence.schedule import Schedule
@@ -80,7 +81,46 @@ def _parse(
     if isinstance(reading, Elapsed):
         return _interval(text, reading, timezone, horizon, limits)
     zone_name = reading.zone or timezone
-    return _recurrence(text, reading.block(zone_name), zone_name, horizon, dst, limits)
+    block = reading.block(zone_name)
+    schedule = _phase_free(text, block, zone_name, horizon, dst, limits)
+    return schedule or _recurrence(text, block, zone_name, horizon, dst, limits)
+
+
+def _phase_free(
+    text: str,
+    block: str,
+    zone_name: str,
+    horizon: Horizon,
+    dst: tuple[DstGap, DstRepeat],
+    limits: ScheduleLimits,
+) -> Schedule | None:
+    """English read without a start may not depend on when it is read: where an INTERVAL's
+    phase decides whether the filters are ever met ('every 3 months in March'), the rule is
+    tried at every phase and refused unless it occurs at all of them. Returns the schedule
+    read at the anchor when it was built on the way, else None."""
+    phases = reading_phases(block, horizon.anchor)
+    if not phases:
+        return None
+    outcomes = []
+    for anchor in [horizon.anchor, *phases]:
+        try:
+            outcomes.append(
+                _recurrence(text, block, zone_name, replace(horizon, anchor=anchor), dst, limits)
+            )
+        except InvalidSchedule as exc:
+            outcomes.append(exc)
+    if any(isinstance(o, InvalidSchedule) for o in outcomes) and not all(
+        isinstance(o, InvalidSchedule) for o in outcomes
+    ):
+        raise InvalidSchedule(
+            text,
+            "whether it ever runs depends on when it starts (the INTERVAL's phase)",
+            hint="add 'starting <date>', or drop the interval ('every year in March')",
+        )
+    first = outcomes[0]
+    if isinstance(first, InvalidSchedule):
+        raise first
+    return first
 
 
 def _once(text: str, reading: OnceAt, timezone: str, dst: tuple[DstGap, DstRepeat]) -> Schedule:

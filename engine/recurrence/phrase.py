@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from dateutil import rrule as du
+from dateutil.relativedelta import relativedelta
 
 from engine.recurrence.rrule_parts import FREQS, WEEKDAYS
 
@@ -140,3 +141,35 @@ def _sorted(values: object) -> tuple[int, ...]:
 
 def is_sub_daily(freq: int) -> bool:
     return freq >= du.HOURLY
+
+
+#: How many phases of an INTERVAL are tried at most (one per month of a year, say).
+MAX_PHASES = 12
+_PHASE_STEP = {
+    du.YEARLY: relativedelta(years=1), du.MONTHLY: relativedelta(months=1),
+    du.WEEKLY: relativedelta(weeks=1), du.DAILY: relativedelta(days=1),
+}  # fmt: skip
+
+
+def reading_phases(block: str, anchor: datetime) -> list[datetime]:
+    """Anchors at the other phases of an interval rule written without DTSTART whose filters
+    may miss some phases (none when the text has a start, no filters, or no interval)."""
+    if "DTSTART" in block:
+        return []
+    phases: set[datetime] = set()
+    for line in block.split("\n"):
+        rule = dict(part.split("=", 1) for part in line.removeprefix("RRULE:").split(";"))
+        interval = int(rule.get("INTERVAL", "1"))
+        freq = FREQS[rule["FREQ"]]
+        sub_daily = freq >= du.HOURLY
+        if sub_daily and 86_400 % (_UNIT_S[freq] * interval) == 0:
+            continue  # a grid from midnight is the same every day
+        filters = [name for name in rule if name.startswith("BY")]
+        if interval > 1 and any(sub_daily or name not in _TIME_PARTS for name in filters):
+            step = _PHASE_STEP.get(freq, relativedelta(days=1))
+            phases |= {anchor + step * k for k in range(1, min(interval, MAX_PHASES))}
+    return sorted(phases)
+
+
+_TIME_PARTS = ("BYHOUR", "BYMINUTE", "BYSECOND")
+_UNIT_S = {du.HOURLY: 3600, du.MINUTELY: 60, du.SECONDLY: 1}
