@@ -288,7 +288,9 @@ def test_cron_day_fields_follow_vixie(expression: str, days: list[int]) -> None:
 
 
 def test_english_that_is_not_understood_suggests_rrule() -> None:
-    with pytest.raises(InvalidSchedule, match=r"'except holidays': not understood.*RRULE") as caught:
+    with pytest.raises(
+        InvalidSchedule, match=r"'except holidays': not understood.*RRULE"
+    ) as caught:
         parse_schedule("every weekday at 9am except holidays", "UTC", anchor=_ANCHOR)
     assert caught.value.position == len("every weekday at 9am ")
 

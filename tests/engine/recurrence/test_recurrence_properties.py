@@ -232,6 +232,7 @@ def test_zone_changes_match_the_c_implementation(zone: str) -> None:
         assert change.at.astimezone(tz).utcoffset() == change.after
     for a, b in pairwise(points):  # no change between two found ones
         middle = a + (b - a) / 2
-        assert middle.astimezone(tz).utcoffset() == (a + timedelta(seconds=1)).astimezone(
-            tz
-        ).utcoffset()
+        assert (
+            middle.astimezone(tz).utcoffset()
+            == (a + timedelta(seconds=1)).astimezone(tz).utcoffset()
+        )
