@@ -25,6 +25,8 @@ STEP_BUDGET = 100_000
 _MARGIN = timedelta(days=2)
 _LOOKAHEAD = timedelta(days=366)
 _TICK = timedelta(microseconds=1)
+#: The last calm stretch (start, offset, end) found per zone.
+_CALM: dict[tzinfo, tuple[datetime, timedelta, datetime]] = {}
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,16 @@ def occurrences_after(
 
 def calm(zone: tzinfo, instant: datetime) -> tuple[timedelta, datetime]:
     """The zone's offset at `instant` and how long wall times keep mapping to instants by it:
-    until a day before its next change (a far date when none comes within a year)."""
-    return _calm(zone, instant.replace(minute=0, second=0, microsecond=0))
+    until two days before its next change (a year ahead when none comes sooner). The last
+    calm stretch of each zone is remembered, so a schedule walking forward asks once."""
+    known = _CALM.get(zone)
+    if known is not None and known[0] <= instant < known[2]:
+        return known[1], known[2]
+    start = instant.replace(minute=0, second=0, microsecond=0)
+    offset, until = _calm(zone, start)
+    if until > start:
+        _CALM[zone] = (start, offset, until)
+    return offset, until
 
 
 @lru_cache(maxsize=4096)
@@ -89,13 +99,17 @@ def _near_changes(
     last: datetime | None = None
     steps = 0
     for wall in walls_from(mapping.wall_floor(after)):
-        floor = mapping.instant_floor(wall)
-        while heap and heap[0][0] < floor:
-            at, _, source = heapq.heappop(heap)
-            if at != last:
-                last, steps = at, 0
-                yield Occurrence(at.astimezone(mapping.zone), source)
         instants = mapping.instants(wall)
+        if heap:
+            # a wall time that runs at its own instant bounds every later one's (only a time
+            # shifted out of a gap can run after later wall times)
+            own = instants and instants[0].replace(tzinfo=None) == wall
+            floor = instants[0].astimezone(UTC) if own else mapping.instant_floor(wall)
+            while heap and heap[0][0] < floor:
+                at, _, source = heapq.heappop(heap)
+                if at != last:
+                    last, steps = at, 0
+                    yield Occurrence(at.astimezone(mapping.zone), source)
         if cut is not None and wall == cut[0]:
             instants = instants[: cut[1]]
         for at in instants:
