@@ -1,20 +1,15 @@
 """next_after: the cost of one next-occurrence call for second-, minute- and hour-grained rules,
-beside `every 17s` and APScheduler's triggers of the same cadence.
-
-Runs `python -m bench.next_after --json` once per repeat, each in a fresh process, and records
-every figure of its JSON in microseconds; the report shows the median over repeats of each.
-"""
+beside `every 17s` and APScheduler's triggers of the same cadence (`python -m bench.next_after`),
+in microseconds (tens of them would print as 0.00 ms)."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Iterator
 from typing import Any
 
 from bench.context import Context
-from bench.processes import run_module
-from bench.results import Recorder, ScenarioResult, Status
-
-ARGS = ("--json",)
+from bench.results import ScenarioResult
+from bench.scenarios.json_module import run_json_module
 
 
 def figures_of(data: Any) -> list[tuple[str, str, float, float]]:
@@ -25,22 +20,11 @@ def figures_of(data: Any) -> list[tuple[str, str, float, float]]:
     ]
 
 
+def _rows(data: Any) -> Iterator[tuple[str, str, str, str, float]]:
+    for case, system, median_ms, p99_ms in figures_of(data):
+        yield case, system, "median", "us", median_ms * 1000
+        yield case, system, "p99", "us", p99_ms * 1000
+
+
 async def run(ctx: Context) -> ScenarioResult:
-    recorder = Recorder()
-    source = " ".join(["python -m bench.next_after", *ARGS])
-    for repeat in range(ctx.light_repeats):
-        ctx.log(f"  next_after repeat {repeat + 1}")
-        code, stdout, stderr = await run_module("bench.next_after", *ARGS)
-        if code != 0:
-            raise RuntimeError(f"{source} failed: {stderr[-500:]}")
-        for case, system, median_ms, p99_ms in figures_of(json.loads(stdout)):
-            recorder.add(case, system, "median", "us", median_ms * 1000)  # tens of µs: ms
-            recorder.add(case, system, "p99", "us", p99_ms * 1000)  # would print 0.00
-    figures = recorder.figures()
-    return ScenarioResult(
-        "next_after",
-        Status.OK if figures else Status.FAILED,
-        params={"source": source},
-        notes=[] if figures else [f"{source} gave no figures"],
-        figures=figures,
-    )
+    return await run_json_module(ctx, "next_after", "bench.next_after", _rows)
