@@ -1,8 +1,6 @@
 """The blocks of a YEARLY, MONTHLY, WEEKLY or DAILY rule: its periods, as dateutil walks them.
 
-Period k starts INTERVAL periods after period k-1 (a year, a month, a WKST-aligned week, a
-day); period 0 is DTSTART's, and a WEEKLY period 0 runs only from DTSTART's day to the end of
-its week, as in dateutil (BYSETPOS can tell). A period's candidates are its kept days (see
+Where the periods lie is `period_grid`'s. A period's candidates are its kept days (see
 `daymask`) times the rule's times of day, in that order; BYSETPOS keeps some of them by
 position. Every question is answered by arithmetic on those counts: no candidate list is built.
 """
@@ -19,23 +17,9 @@ from dateutil import rrule as du
 
 from engine.recurrence.daymask import DayFilter
 from engine.recurrence.kept_days import KeptDays, YearDays
+from engine.recurrence.period_grid import PeriodGrid, jan1
 from engine.recurrence.timeset import TimeSet, clock_time
-from engine.recurrence.walker import LAST_YEAR, first_nonempty, picked, positions
-
-_END_ORDINAL = date.max.toordinal() + 1
-
-
-def jan1(year: int) -> int:
-    """The ordinal of 1 January of `year` (year 10000: one past the calendar's end)."""
-    before = year - 1
-    return 365 * before + before // 4 - before // 100 + before // 400 + 1
-
-
-def year_state(year: int, phase: int) -> tuple[int, int]:
-    """What decides a year's occurrences once the rule is past its first year: the year's
-    place in the 400-year Gregorian cycle (its length, weekdays and neighbours) and where the
-    rule's INTERVAL grid stands at its start. The last year is a state of its own."""
-    return (year % 400 if year < LAST_YEAR else -1), phase
+from engine.recurrence.walker import first_nonempty, picked, positions
 
 
 class CoarseBlocks:
@@ -49,15 +33,12 @@ class CoarseBlocks:
         self.days = days or DayFilter(kwargs)
         self.times = TimeSet.of(kwargs["byhour"], kwargs["byminute"], kwargs["bysecond"])
         self.setpos: tuple[int, ...] | None = kwargs.get("bysetpos")
-        start = dtstart.date().toordinal()
-        week = start - (dtstart.weekday() - kwargs["wkst"]) % 7
-        origin = {
-            du.YEARLY: (dtstart.year, 1),
-            du.MONTHLY: (dtstart.year * 12 + dtstart.month - 1, 1),
-            du.WEEKLY: (week, 7),
-            du.DAILY: (start, 1),
-        }[self.freq]
-        self._origin, self._step = origin[0], origin[1] * kwargs["interval"]
+        self.grid = PeriodGrid(self.freq, kwargs["interval"], kwargs["wkst"], dtstart)
+        self.block_at = self.grid.block_at
+        self.year_of = self.grid.year_of
+        self.first_in_year = self.grid.first_in_year
+        self.last_in_year = self.grid.last_in_year
+        self.year_state = self.grid.year_state
         self._skip = self._skipped_in_first()
 
     def can_occur(self) -> bool:
@@ -79,27 +60,6 @@ class CoarseBlocks:
         starts = accumulate((calendar.monthrange(year, m)[1] for m in range(1, 13)), initial=0)
         return max(days.count(a, b) for a, b in pairwise(starts))
 
-    def block_at(self, wall: datetime) -> int:
-        return max(0, (self._unit(wall.date()) - self._origin) // self._step)
-
-    def year_of(self, block: int) -> int:
-        first = self._span(block)[0]
-        return date.fromordinal(first).year if first < _END_ORDINAL else LAST_YEAR + 1
-
-    def first_in_year(self, year: int) -> int | None:
-        if year < self.dtstart.year or year > LAST_YEAR:
-            return None
-        if year == self.dtstart.year:
-            return 0
-        block = max(0, -(-(self._year_unit(year) - self._origin) // self._step))
-        return block if self._start_unit(block) < self._year_unit(year + 1) else None
-
-    def last_in_year(self, year: int) -> int | None:
-        first = self.first_in_year(year)
-        if first is None:
-            return None
-        return max(first, (self._year_unit(year + 1) - 1 - self._origin) // self._step)
-
     def size(self, block: int) -> int:
         days, low, high = self._kept(block)
         count = picked(days.count(low, high) * len(self.times), self.setpos)
@@ -117,15 +77,12 @@ class CoarseBlocks:
             index = days.next(low, end)
             if index is None:
                 return None
-            block += -(-(index - low) // self._step)
+            block += -(-(index - low) // self.grid.step)
             if block <= last and self.size(block):
                 return block
             if index == low:
                 block += 1
         return None
-
-    def year_state(self, year: int) -> tuple[int, int]:
-        return year_state(year, (self._origin - self._year_unit(year)) % self._step)
 
     def year_size(self, year: int) -> int:
         first, last = self.first_in_year(year), self.last_in_year(year)
@@ -134,15 +91,15 @@ class CoarseBlocks:
         days = self.days.year(year)
         per_day = len(self.times)
         if self.freq == du.DAILY:
-            offset, length = self._span(first)[0] - days.first, jan1(year + 1) - days.first
-            step = self._step
+            offset, length = self.grid.span(first)[0] - days.first, jan1(year + 1) - days.first
+            step = self.grid.step
             kept = (
                 days.count(offset, length)
                 if step == 1
                 else sum(days.count(i, i + 1) for i in range(offset, length, step))
             )
             return kept * picked(per_day, self.setpos)
-        spans = (self._span(block) for block in range(first, last + 1))
+        spans = (self.grid.span(block) for block in range(first, last + 1))
         return sum(
             picked(days.count(a - days.first, b - days.first) * per_day, self.setpos)
             for a, b in spans
@@ -196,42 +153,9 @@ class CoarseBlocks:
 
     def _kept(self, block: int) -> tuple[YearDays, int, int]:
         """The year of the period's first day and the period's day indexes in it."""
-        first, end = self._span(block)
+        first, end = self.grid.span(block)
         days = self.days.year(date.fromordinal(first).year)
         return days, first - days.first, end - days.first
-
-    def _span(self, block: int) -> tuple[int, int]:
-        """The ordinals [first, end) of the period's days."""
-        unit = self._start_unit(block)
-        if self.freq == du.YEARLY:
-            return jan1(unit), jan1(unit + 1)
-        if self.freq == du.MONTHLY:
-            return _month_start(unit), _month_start(unit + 1)
-        if self.freq == du.WEEKLY:
-            return (self.dtstart.toordinal() if block == 0 else unit), unit + 7
-        return unit, unit + 1
-
-    def _start_unit(self, block: int) -> int:
-        return self._origin + block * self._step
-
-    def _unit(self, day: date) -> int:
-        if self.freq == du.YEARLY:
-            return day.year
-        if self.freq == du.MONTHLY:
-            return day.year * 12 + day.month - 1
-        return day.toordinal()
-
-    def _year_unit(self, year: int) -> int:
-        if self.freq == du.YEARLY:
-            return year
-        if self.freq == du.MONTHLY:
-            return year * 12
-        return jan1(year)
-
-
-def _month_start(month_index: int) -> int:
-    year, month = divmod(month_index, 12)
-    return date(year, month + 1, 1).toordinal() if year <= LAST_YEAR else _END_ORDINAL
 
 
 def _seconds(moment: time) -> int:

@@ -16,8 +16,8 @@ from typing import Any
 
 from dateutil import rrule as du
 
-from engine.recurrence.coarse import jan1, year_state
 from engine.recurrence.daymask import DayFilter
+from engine.recurrence.period_grid import jan1, year_state
 from engine.recurrence.units import Level, UnitGrid
 from engine.recurrence.walker import LAST_YEAR, positions
 
