@@ -139,9 +139,6 @@ def _sorted(values: object) -> tuple[int, ...]:
     return tuple(sorted(set(values))) if values else ()  # type: ignore[call-overload]
 
 
-def is_sub_daily(freq: int) -> bool:
-    return freq >= du.HOURLY
-
 
 #: How many phases of an INTERVAL are tried at most (one per month of a year, say).
 MAX_PHASES = 12

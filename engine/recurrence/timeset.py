@@ -51,9 +51,6 @@ class TimeSet:
         s = bisect.bisect_left(self.seconds, second)
         return h * per_hour + m * len(self.seconds) + s
 
-    def count_at_or_after(self, second_of_day: int) -> int:
-        return len(self) - self.index_at_or_after(second_of_day)
-
 
 def clock_time(second_of_day: int) -> time:
     hour, rest = divmod(second_of_day, 3600)
