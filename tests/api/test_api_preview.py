@@ -279,3 +279,20 @@ def test_saved_rule_with_old_dtstart_keeps_its_until(new_tenant) -> None:
     assert data["next_run_at"] is not None
     fetched = t.viewer.get(f"/v1/rules/{data['id']}").json()
     assert fetched["schedule_text"] == data["schedule_text"]
+
+
+def test_saved_rule_counts_runs_across_a_dst_gap(new_tenant) -> None:
+    """A stored COUNT rule plans the runs the preview promised: five, the merged 02:00 not one
+    of them (the rule's own upcoming dates, read back from either database)."""
+    t = new_tenant()
+    schedule = "DTSTART;TZID=America/New_York:20270314T000000\nRRULE:FREQ=HOURLY;COUNT=5"
+    created = t.editor.post(
+        "/v1/rules",
+        json={"name": "dst", "schedule": schedule, "code": "def main(ctx):\n    pass\n"},
+    )
+    assert created.status_code == 201, created.text
+    rule = created.json()
+    assert rule["schedule_text"].startswith("every hour at :00 for 5 times")
+    upcoming = t.viewer.post(f"/v1/rules/{rule['id']}/preview?count=10", json={}).json()["before"]
+    local = [datetime.fromisoformat(at).astimezone(ZoneInfo("America/New_York")) for at in upcoming]
+    assert [f"{at:%H:%M}" for at in local] == ["00:00", "01:00", "03:00", "04:00", "05:00"]
