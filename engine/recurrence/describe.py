@@ -45,8 +45,8 @@ def describe_recurrence(recurrence: Recurrence) -> Description:
         rules.append(rule_words.text())
     words.add("; and ".join(rules))
     _dates(words, "except on", sentence.exdates, "EXDATE")
-    _dates(words, "and also on", sentence.rdates, "RDATE")
-    if sentence.start is not None:
+    _dates(words, "and also on" if rules else "on", sentence.rdates, "RDATE")
+    if sentence.start is not None and sentence.rules:
         words.parts[-1] += ","
         words.add(f"starting {w.date_time(sentence.start)}")
     words.add(w.zone_phrase(recurrence.zone_name))
@@ -163,7 +163,8 @@ def _dates(words: Words, lead: str, walls: tuple[datetime, ...], part: str) -> N
     if len(named) > w.MAX_DATES_NAMED:
         words.left_out.append(f"{part} lists {len(named)} dates")
         named = [f"{len(named)} dates"]
-    words.parts[-1] += ","
+    if words.parts:
+        words.parts[-1] += ","
     words.add(f"{lead} {w.join(named)}")
 
 

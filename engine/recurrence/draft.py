@@ -78,6 +78,10 @@ class Draft:
             return self._elapsed(zone)
         if "elapsed" in self.parts:
             self._refuse("elapsed", "an elapsed interval has no days or times: drop them")
+        if self.parts.keys() <= {"rdates", "exdates", "start"} and "rdates" in self.parts:
+            return Sentence(
+                (), None, zone, tuple(self.get("rdates")), tuple(self.get("exdates", ()))
+            )
         base = self._base()
         rules = tuple(self._with_days(base, days) for days in self._alternatives())
         return Sentence(

@@ -40,6 +40,11 @@ def split(text: str) -> list[str]:
     return [part for part in re.split(SEP, text.strip()) if part]
 
 
+def date_times(text: str) -> list[str]:
+    """The dates of a list of them (their own commas are not separators)."""
+    return [match.group() for match in re.finditer(DATE_TIME, text)]
+
+
 def values(text: str, read: object) -> list[int]:
     """The values of a list, ranges expanded ('monday through friday' -> 0..4)."""
     out: list[int] = []

@@ -33,6 +33,7 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     ("every_days", rf"every ({t.listed(t.WD)})"),
     ("nth_weekday", rf"on the ({t.NTH}) weekday\b"),
     ("dates", rf"on ({t.MON} \d{{1,2}}(?:{t.SEP}{t.MON} \d{{1,2}})*)(?!\d|,? \d{{4}})"),
+    ("on_datetimes", rf"on ({t.listed(t.DATE_TIME)})(?=$|[,;]| \()"),
     ("on_days", ""),
     ("weeks", rf"in (?:weeks? )?({_WEEK})(?: of the year)?"),
     ("months", rf"(?:in|of) ({t.listed(t.MON)})"),
@@ -157,8 +158,9 @@ def _apply_bound(text: str, draft: Draft, name: str, match: re.Match[str]) -> No
         draft.set("count", phrase, int(match[1]))
     elif name in ("clock", "elapsed"):
         draft.set(name, phrase, True)
-    elif name in ("exdates", "rdates"):
-        draft.set(name, phrase, [_value(text, x, t.day_time) for x in t.split(match[1])])
+    elif name in ("exdates", "rdates", "on_datetimes"):
+        name = "rdates" if name == "on_datetimes" else name
+        draft.set(name, phrase, [_value(text, x, t.day_time) for x in t.date_times(match[1])])
     elif name == "every_month":
         draft.set("frequency", phrase, (match[1], 1, False))
 

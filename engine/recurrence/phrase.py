@@ -139,7 +139,6 @@ def _sorted(values: object) -> tuple[int, ...]:
     return tuple(sorted(set(values))) if values else ()  # type: ignore[call-overload]
 
 
-
 #: How many phases of an INTERVAL are tried at most (one per month of a year, say).
 MAX_PHASES = 12
 _PHASE_STEP = {
@@ -155,6 +154,8 @@ def reading_phases(block: str, anchor: datetime) -> list[datetime]:
         return []
     phases: set[datetime] = set()
     for line in block.split("\n"):
+        if not line.startswith("RRULE:"):
+            continue
         rule = dict(part.split("=", 1) for part in line.removeprefix("RRULE:").split(";"))
         interval = int(rule.get("INTERVAL", "1"))
         freq = FREQS[rule["FREQ"]]

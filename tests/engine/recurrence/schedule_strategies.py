@@ -79,7 +79,22 @@ def random_block(rnd: Random) -> str:
     if form == 1:
         return f"RRULE:{rule}"
     start = datetime(2012, 1, 1) + timedelta(seconds=rnd.randint(0, 16 * 365 * 86400))
-    return f"DTSTART;TZID={rnd.choice(ZONES)}:{start:%Y%m%dT%H%M%S} RRULE:{rule}"
+    zone = rnd.choice(ZONES)
+    block = f"DTSTART;TZID={zone}:{start:%Y%m%dT%H%M%S} RRULE:{rule}"
+    for name in ("EXDATE", "RDATE"):
+        if rnd.random() < 0.2:
+            days = [start + timedelta(days=rnd.randint(0, 60)) for _ in range(rnd.randint(1, 3))]
+            stamps = ",".join(f"{day:%Y%m%dT%H%M%S}" for day in days)
+            block += f" {name};TZID={zone}:{stamps}"
+    return block
+
+
+def random_dates(rnd: Random) -> str:
+    """RDATE (and EXDATE) alone, without a rule."""
+    start = datetime(2026, 1, 1, 9) + timedelta(hours=rnd.randint(0, 24 * 400))
+    days = [start + timedelta(days=rnd.randint(0, 30), hours=rnd.randint(0, 5)) for _ in range(4)]
+    block = "RDATE:" + ",".join(f"{day:%Y%m%dT%H%M%SZ}" for day in days)
+    return block + (f" EXDATE:{days[0]:%Y%m%dT%H%M%SZ}" if rnd.random() < 0.3 else "")
 
 
 _MINUTE = ["*", "0", "15", "*/10", "*/7", "*/45", "5,35", "0-30/15", "10-20", "0,59"]
@@ -116,6 +131,8 @@ def random_english(rnd: Random) -> str:
 
 def random_schedule(rnd: Random) -> str:
     kind = rnd.random()
+    if kind < 0.03:
+        return random_dates(rnd)
     if kind < 0.6:
         return random_block(rnd)
     return random_cron(rnd) if kind < 0.85 else random_english(rnd)
