@@ -133,7 +133,7 @@ def _sub_daily(phrase: Phrase, words: Words, default_second: int) -> None:
     if phrase.freq == du.HOURLY:
         within = [_past(m, s) for m in phrase.minutes for s in phrase.seconds]
         words.add("at " + w.join(bounded(within, words, "BYMINUTE/BYSECOND", _MAX_TIMES)))
-    elif phrase.freq == du.MINUTELY and phrase.seconds != (default_second,):
+    elif phrase.freq == du.MINUTELY and (phrase.seconds != (default_second,) or phrase.setpos):
         words.add("at second " + w.join([str(s) for s in phrase.seconds]))
     for name, values, level in (
         ("hours", phrase.hours, du.HOURLY),
