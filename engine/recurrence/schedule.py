@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -98,5 +99,10 @@ class Schedule:
         return self.source.occurrences_after(instant)
 
     def describe(self) -> Description:
-        """Plain-English text; `complete=False` when part of the rule is not put into words."""
+        """Plain-English text; `complete=False` when part of the rule is not put into words.
+        Worked out once per schedule (rule lists show it for every rule)."""
+        return self._description
+
+    @cached_property
+    def _description(self) -> Description:
         return self.source.describe()
