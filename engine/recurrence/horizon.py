@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from datetime import datetime, tzinfo
 
+from engine.recurrence.walker import LAST_WALL
 from engine.recurrence.zones import to_wall
 
 
@@ -26,7 +27,7 @@ class Horizon:
 
     def cap_wall(self, start: datetime, zone: tzinfo) -> datetime:
         """The cap as a wall time, for a series starting at wall time `start`."""
-        return add_years(max(start, to_wall(self.since, zone)), self.years)
+        return min(add_years(max(start, to_wall(self.since, zone)), self.years), LAST_WALL)
 
     def with_cap(self, cap: datetime, zone: tzinfo) -> Horizon:
         return replace(self, cap=cap.replace(tzinfo=zone))

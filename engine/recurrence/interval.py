@@ -15,7 +15,8 @@ from datetime import UTC, datetime, timedelta, tzinfo
 
 from engine.recurrence import wording as w
 from engine.recurrence.cadence import check_gap
-from engine.recurrence.horizon import Horizon, add_years
+from engine.recurrence.errors import InvalidSchedule
+from engine.recurrence.horizon import Horizon
 from engine.recurrence.options import ScheduleLimits
 from engine.recurrence.schedule import Description
 from engine.recurrence.series import Occurrence
@@ -110,12 +111,15 @@ def build_interval(
     zone_name: str,
     limits: ScheduleLimits,
 ) -> Interval:
-    """An interval from `start` (default: the anchor), refused below the tenant's minimum."""
+    """An interval from `start` (default: the anchor), refused below the tenant's minimum and
+    when it would not run twice before the horizon (a step of more than `horizon_years`)."""
     check_gap(text, step.total_seconds(), limits)
     zone = load_zone(zone_name)
     begin = (start or horizon.anchor).astimezone(UTC)
-    wall = to_wall(max(begin, horizon.since), zone)
-    end = add_years(wall, horizon.years).replace(tzinfo=zone).astimezone(UTC)
+    end = horizon.cap_wall(to_wall(begin, zone), zone).replace(tzinfo=zone).astimezone(UTC)
+    if step > end - begin:
+        reason = f"every {step_phrase(step)} is longer than the horizon ({horizon.years} years)"
+        raise InvalidSchedule(text, reason, hint="use a shorter interval, or a one-shot instant")
     return Interval(
         step,
         begin,

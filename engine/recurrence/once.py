@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from engine.recurrence import wording as w
 from engine.recurrence.errors import InvalidSchedule, quote
@@ -19,7 +20,7 @@ from engine.recurrence.options import DstGap, DstRepeat
 from engine.recurrence.schedule import Description
 from engine.recurrence.series import Occurrence
 from engine.recurrence.wall_rule import EndsBy
-from engine.recurrence.zones import GapMode, WallMapping, is_repeated, load_zone
+from engine.recurrence.zones import GapMode, WallMapping, is_gap, is_repeated, load_zone
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?")
 
@@ -63,6 +64,13 @@ class Once:
         return []
 
 
+def _in_gap(wall: datetime, zone: ZoneInfo) -> bool:
+    try:
+        return is_gap(wall, zone)
+    except OverflowError:
+        return False
+
+
 def parse_instant(text: str) -> datetime | None:
     """An ISO 8601 date and time (naive: a wall time); None when `text` is not one."""
     if not _ISO.fullmatch(text.strip()):
@@ -87,9 +95,9 @@ def build_once(text: str, at: datetime, zone_name: str, dst: tuple[DstGap, DstRe
     gap = GapMode.SHIFT if dst[0] is DstGap.SHIFT else GapMode.SKIP
     mapping = WallMapping(zone, gap, dst[1] is DstRepeat.BOTH)
     instants = mapping.instants(at)
-    if not instants:
+    if not instants and gap is GapMode.SKIP and _in_gap(at, zone):
         reason = f"{at:%Y-%m-%d %H:%M} does not exist in {zone_name} (DST gap) and dst_gap=skip"
         raise InvalidSchedule(text, reason, hint="pick another time, or use dst_gap=shift")
-    if instants[-1].astimezone(UTC).year < 2:
+    if not instants or instants[-1].astimezone(UTC).year < 2:
         raise InvalidSchedule(text, "the instant is out of range", hint="use years 2..9998")
     return Once(instants, at, zone_name, mapping)

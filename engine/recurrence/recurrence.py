@@ -24,6 +24,7 @@ from engine.recurrence.rfc5545 import DateValue, RuleBlock
 from engine.recurrence.runs import count_runs
 from engine.recurrence.schedule import Description
 from engine.recurrence.series import Occurrence, merged, occurrences_after
+from engine.recurrence.walker import LAST_WALL
 from engine.recurrence.wall_rule import EndsBy, WallRule, build_wall_rule
 from engine.recurrence.zones import GapMode, WallMapping, load_zone, to_wall
 
@@ -156,13 +157,16 @@ def anchored_kwargs(kwargs: dict[str, object]) -> dict[str, object]:
 
 
 def anchored_start(kwargs: dict[str, object], anchor: datetime) -> datetime:
-    """DTSTART of a rule written without one: the anchor, except that a sub-daily grid starts
-    at midnight, so `FREQ=HOURLY;INTERVAL=2` runs at even hours whenever it was created: then
-    DTSTART is the anchor when its unit is on the grid, else the next unit that is."""
+    """DTSTART of a rule written without one: the anchor, except that a sub-daily grid that
+    fits a day a whole number of times starts at midnight, so `FREQ=HOURLY;INTERVAL=2` runs at
+    even hours whenever it was created: then DTSTART is the anchor when its unit is on the
+    grid, else the next unit that is."""
     freq = kwargs["freq"]
     if freq < du.HOURLY:  # type: ignore[operator]
         return anchor
     unit_s = {du.HOURLY: 3600, du.MINUTELY: 60, du.SECONDLY: 1}[freq]  # type: ignore[index]
+    if 86_400 % (unit_s * kwargs["interval"]):  # type: ignore[operator]
+        return anchor  # a grid that is not the same every day has no midnight to start from
     midnight = datetime.combine(anchor.date(), time())
     units = int((anchor - midnight).total_seconds()) // unit_s
     behind = units % kwargs["interval"]  # type: ignore[operator]
@@ -172,8 +176,12 @@ def anchored_start(kwargs: dict[str, object], anchor: datetime) -> datetime:
 
 
 def _until_wall(value: DateValue, zone_name: str) -> datetime:
-    """UNTIL as a wall time; a DATE UNTIL includes its whole day."""
-    wall = _wall(value, zone_name)
+    """UNTIL as a wall time; a DATE UNTIL includes its whole day (an UNTIL that falls after
+    the calendar's end in the zone is its end)."""
+    try:
+        wall = _wall(value, zone_name)
+    except OverflowError:
+        return LAST_WALL
     return datetime.combine(wall.date(), time(23, 59, 59)) if value.is_date else wall
 
 

@@ -55,7 +55,8 @@ def looks_like_rfc5545(text: str) -> bool:
     """True when `text` is meant as RFC 5545 (so errors should be RFC 5545 errors): a block
     property first, or a rule part such as `INTERVAL=4;...`."""
     head = text.lstrip().upper()
-    return head.startswith(("RRULE:", "DTSTART", "RDATE", "EXDATE")) or _is_bare_rule(head)
+    blocks = ("RRULE:", "DTSTART", "RDATE", "EXDATE", "EXRULE")
+    return head.startswith(blocks) or _is_bare_rule(head)
 
 
 def _is_bare_rule(token: str) -> bool:
@@ -81,6 +82,9 @@ def parse_block(text: str) -> RuleBlock:
             dtstart = _date_values(text, params, value, position)[0]
         elif name in dates:
             dates[name].extend(_date_values(text, params, value, position))
+        elif name == "EXRULE":
+            reason = "EXRULE is deprecated by RFC 5545 and not supported"
+            raise InvalidSchedule(text, reason, position=position, hint="list EXDATE values")
         else:
             reason = f"{quote(head)}: unexpected property (or DTSTART given twice)"
             raise InvalidSchedule(text, reason, position=position, hint=_HINT)

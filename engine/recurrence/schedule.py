@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Protocol
 
 from engine.recurrence.errors import RangeTooLarge, ScheduleError

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
+from functools import lru_cache
+from math import gcd
 from typing import Any
 
 from dateutil import rrule as du
@@ -23,6 +25,8 @@ from engine.recurrence.walker import LAST_YEAR, positions
 
 _UNIT_S = {du.HOURLY: 3600, du.MINUTELY: 60, du.SECONDLY: 1}
 _LAST_ORDINAL = date.max.toordinal()
+#: Cycles of day residues up to this long are counted per place; longer ones day by day.
+_CYCLE_COUNTED = 366
 
 
 class SubDailyBlocks:
@@ -125,14 +129,23 @@ class SubDailyBlocks:
             x, offset = found + 1, 0
 
     def _sum_year(self, first: int, kept_days: int) -> int:
-        per_unit = len(self.offsets)
-        if self._per_day % self.grid.n == 0:
-            return kept_days * self.grid.per_day(self._residue(first)) * per_unit
+        """Occurrences of a whole year from 1 January (`first`). A day's residue steps by the
+        day's units modulo n, so it repeats every `cycle` days: the kept days are counted per
+        place in that cycle (once per kind of year), not one by one."""
+        per_unit, n = len(self.offsets), self.grid.n
+        step = self._per_day % n
+        start = self._residue(first)
+        if step == 0:
+            return kept_days * self.grid.per_day(start) * per_unit
+        cycle = n // gcd(n, step)
         days = self.days.year(date.fromordinal(first).year)
+        if cycle > _CYCLE_COUNTED:
+            places = [(i, 1) for i in range(len(days.prefix) - 8) if days.count(i, i + 1)]
+        else:
+            places = list(enumerate(_per_place(days.prefix, cycle)))
+        residues = ((start - place * step) % n for place, _ in places)
         return per_unit * sum(
-            self.grid.per_day(self._residue(first + i))
-            for i in range(jan1(date.fromordinal(first).year + 1) - first)
-            if days.count(i, i + 1)
+            kept * self.grid.per_day(r) for (_, kept), r in zip(places, residues, strict=True)
         )
 
     def _residue(self, block: int) -> int:
@@ -149,6 +162,15 @@ class SubDailyBlocks:
     @staticmethod
     def _second_of_day(wall: datetime) -> int:
         return wall.hour * 3600 + wall.minute * 60 + wall.second
+
+
+@lru_cache(maxsize=1024)
+def _per_place(prefix: tuple[int, ...], cycle: int) -> list[int]:
+    """Kept days of a year (its prefix counts) at each place of a `cycle`-day cycle."""
+    counts = [0] * cycle
+    for index in range(len(prefix) - 8):
+        counts[index % cycle] += prefix[index + 1] - prefix[index]
+    return counts
 
 
 def _levels(freq: int, kwargs: dict[str, Any]) -> tuple[Level, ...]:

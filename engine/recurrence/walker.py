@@ -17,6 +17,9 @@ from engine.recurrence.errors import EvaluationBudgetExceeded
 
 #: The last year any schedule reaches (datetime's limit).
 LAST_YEAR = 9999
+#: The last wall time evaluated: two days short of datetime's limit, the room DST arithmetic
+#: needs (an UNTIL later than this is this).
+LAST_WALL = datetime(LAST_YEAR, 12, 29, 23, 59, 59)
 #: Blocks examined one by one in a single call before evaluation is abandoned.
 BLOCK_BUDGET = 200_000
 

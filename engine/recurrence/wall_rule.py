@@ -20,7 +20,7 @@ from dateutil import rrule as du
 from engine.recurrence.coarse import CoarseBlocks
 from engine.recurrence.errors import InvalidSchedule, NeverOccurs
 from engine.recurrence.subdaily import SubDailyBlocks
-from engine.recurrence.walker import LAST_YEAR, Walker
+from engine.recurrence.walker import LAST_WALL, LAST_YEAR, Walker
 
 #: Years after DTSTART's searched for the first occurrence before the costlier proofs.
 _SOON_YEARS = 4
@@ -84,12 +84,13 @@ def build_wall_rule(
         raise InvalidSchedule(text, reason, hint="move UNTIL after DTSTART or drop it")
     rest = dict(kwargs)
     count = rest.pop("count", None)
+    until = None if until is None else min(until, LAST_WALL)
     explicit = explicit_defaults(rest, dtstart)
     _check_reachable(text, explicit, dtstart)
     blocks_type = CoarseBlocks if explicit["freq"] < du.HOURLY else SubDailyBlocks
     blocks = blocks_type(explicit, dtstart)
     walker = Walker(blocks)
-    bound = until if until is not None else (datetime.max if count else cap)
+    bound = until if until is not None else (LAST_WALL if count else min(cap, LAST_WALL))
     first = first_wall(walker, blocks.can_occur)
     if first is None or first > bound:
         reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {_day(bound)}"
@@ -147,12 +148,12 @@ def first_wall(walker: Walker, can_occur: Callable[[], bool]) -> datetime | None
 
 def _counted(text: str, walker: Walker, count: int) -> datetime:
     last = walker.nth(count)
-    if last is None:
-        found = walker.count(datetime(LAST_YEAR, 12, 31, 23, 59, 59))
+    if last is None or last > LAST_WALL:
+        found = walker.count(LAST_WALL)
         reason = f"COUNT={count}: only {found} occurrences fit before the end of year {LAST_YEAR}"
         raise InvalidSchedule(text, reason, hint="lower COUNT or use UNTIL")
     return last
 
 
 def _day(wall: datetime) -> str:
-    return "the end of the calendar" if wall == datetime.max else f"{wall:%Y-%m-%d}"
+    return "the end of the calendar" if wall == LAST_WALL else f"{wall:%Y-%m-%d}"

@@ -108,7 +108,14 @@ class WallMapping:
     repeat_both: bool
 
     def instants(self, wall: datetime) -> tuple[datetime, ...]:
-        """The instants (in the zone, ascending) at which an occurrence at `wall` runs."""
+        """The instants (in the zone, ascending) at which an occurrence at `wall` runs; none
+        for a wall time whose instant would fall outside the calendar (9999-12-31 west of UTC)."""
+        try:
+            return self._instants(wall)
+        except OverflowError:
+            return ()
+
+    def _instants(self, wall: datetime) -> tuple[datetime, ...]:
         first = wall.replace(tzinfo=self.zone, fold=0)
         if is_gap(wall, self.zone):
             if self.gap is GapMode.SKIP:

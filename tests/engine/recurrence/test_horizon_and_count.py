@@ -191,3 +191,28 @@ def test_pathological_rule_answered_within_100ms(text: str) -> None:
             assert "\n" not in str(exc)
         timings.append(time.perf_counter() - started)
     assert min(timings) < 0.1
+
+
+@pytest.mark.parametrize("zone", ["Europe/Berlin", "America/New_York", "Pacific/Kiritimati"])
+def test_until_at_the_end_of_the_calendar_is_honoured_in_every_zone(zone: str) -> None:
+    """`UNTIL=99991231T235959Z` (the usual 'forever' of calendar exports) falls after the
+    calendar's end in zones east of UTC: it means the calendar's end there."""
+    text = f"DTSTART;TZID={zone}:19970101T090000 RRULE:FREQ=DAILY;UNTIL=99991231T235959Z"
+    result = preview(parse_schedule(text, "UTC", anchor=_NOW), _NOW, 2)
+    assert len(result.occurrences) == 2
+    assert result.ends_by == "until"
+    assert result.ends is not None and result.ends.year == 9999
+
+
+@pytest.mark.parametrize(
+    ("text", "zone", "message"),
+    [
+        ("9999-12-31T23:00:00", "America/New_York", "the instant is out of range"),
+        ("every 999999999 days", "UTC", "is longer than the horizon"),
+        ("EXRULE:FREQ=DAILY", "UTC", "EXRULE is deprecated by RFC 5545 and not supported"),
+        ("DTSTART:00010101T090000 RRULE:FREQ=DAILY", "UTC", "years 2..9999"),
+    ],
+)
+def test_edges_of_the_calendar_are_refused_plainly(text: str, zone: str, message: str) -> None:
+    with pytest.raises(InvalidSchedule, match=message):
+        parse_schedule(text, zone, anchor=_NOW)
