@@ -9,5 +9,6 @@ SCENARIOS: dict[str, str] = {
     "scale": "many rules over many tenants: load time, RSS, idle CPU, API list p99",
     "sandbox": "per-run overhead of each runtime; runs/s with both cores busy",
     "preview": "schedule evaluation median/p99; pathological rejection time",
+    "next_after": "next_after of SECONDLY/MINUTELY/HOURLY rules vs `every Ns` and APScheduler",
     "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
 }

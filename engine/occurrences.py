@@ -26,7 +26,8 @@ def rule_anchor(rule: Mapping[str, Any]) -> datetime:
 
 
 def rule_schedule(rule: Mapping[str, Any], horizon_years: int) -> Schedule:
-    """The stored rule's schedule (it was validated when saved)."""
+    """The stored rule's schedule (it was validated when saved); its horizon counts from the
+    rule's creation."""
     return compile_schedule(
         rule["schedule"],
         rule["timezone"],
@@ -34,6 +35,7 @@ def rule_schedule(rule: Mapping[str, Any], horizon_years: int) -> Schedule:
         rule["dst_gap"],
         rule["dst_repeat"],
         evaluation_limits(horizon_years),
+        since=rule["created_at"],
     )
 
 

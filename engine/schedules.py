@@ -14,12 +14,19 @@ def compile_schedule(
     dst_gap: str,
     dst_repeat: str,
     limits: ScheduleLimits,
+    *,
+    since: datetime | None = None,
 ) -> Schedule:
-    """The parsed schedule (InvalidSchedule when `text` is not one under `limits`)."""
+    """The parsed schedule (InvalidSchedule when `text` is not one under `limits`).
+
+    `anchor` starts a schedule written without a start; `since` (the rule's creation) is what
+    the horizon of an open-ended schedule counts from, so it is the same at every evaluation.
+    """
     return parse_schedule(
         text,
         timezone,
         anchor=anchor,
+        since=since,
         dst_gap=DstGap(dst_gap),
         dst_repeat=DstRepeat(dst_repeat),
         limits=limits,
@@ -27,6 +34,6 @@ def compile_schedule(
 
 
 def evaluation_limits(horizon_years: int) -> ScheduleLimits:
-    """Limits for evaluating a schedule validated when it was saved: only the UNTIL cap matters
+    """Limits for evaluating a schedule validated when it was saved: only the horizon matters
     then (a tenant whose quota was lowered keeps the rules it already has)."""
     return ScheduleLimits(horizon_years=horizon_years, min_interval_s=1, allow_secondly=True)

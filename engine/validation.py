@@ -85,12 +85,14 @@ def check_quotas(spec: RuleSpec, quotas: Quotas) -> None:
         )
 
 
-def parse_rule_schedule(spec: RuleSpec, anchor: datetime, limits: ScheduleLimits) -> Schedule:
-    """The rule's schedule; InvalidRule(field="schedule") when it does not parse."""
+def parse_rule_schedule(spec: RuleSpec, created_at: datetime, limits: ScheduleLimits) -> Schedule:
+    """The rule's schedule, anchored and with its horizon counted from the rule's creation;
+    InvalidRule(field="schedule") when it does not parse."""
     try:
         return compile_schedule(
-            spec.schedule, spec.timezone, anchor, str(spec.dst_gap), str(spec.dst_repeat), limits
-        )
+            spec.schedule, spec.timezone, created_at, str(spec.dst_gap), str(spec.dst_repeat),
+            limits, since=created_at,
+        )  # fmt: skip
     except InvalidSchedule as exc:
         raise InvalidRule(
             "schedule", exc.reason, position=exc.position, hint=exc.hint or None

@@ -16,6 +16,7 @@ from engine.recurrence import (
     preview_json,
 )
 from engine.recurrence import preview as build_preview
+from engine.recurrence.zones import parse_aware
 
 
 @click.command()
@@ -71,10 +72,10 @@ def preview(
 
 
 def _instant(text: str | None) -> datetime:
+    """--after, as the API reads `after`: an instant with its offset (default: now)."""
     if text is None:
         return datetime.now(UTC).replace(second=0, microsecond=0)
     try:
-        at = datetime.fromisoformat(text)
-    except ValueError:
-        fail(f"--after {text!r}: expected ISO 8601, e.g. 2026-01-01T09:00:00Z")
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
+        return parse_aware(text)
+    except ValueError as exc:
+        fail(f"--after: {exc}")

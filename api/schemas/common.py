@@ -18,7 +18,7 @@ from pydantic import (
 )
 
 from engine.recurrence.errors import InvalidSchedule
-from engine.recurrence.zones import load_zone
+from engine.recurrence.zones import NEEDS_OFFSET, load_zone, parse_aware
 
 
 class Input(BaseModel):
@@ -95,10 +95,13 @@ def _representable(value: datetime) -> datetime:
 
 
 def _instant_text(value: object) -> object:
-    """Refuse numbers (and numeric text): pydantic would read them as Unix seconds."""
-    if isinstance(value, datetime) or (isinstance(value, str) and _DATE.match(value)):
+    """Refuse numbers (and numeric text: pydantic would read them as Unix seconds) and times
+    without an offset, with the words `cadenza preview --after` uses."""
+    if isinstance(value, datetime):
         return value
-    raise ValueError("an instant is ISO 8601 text with an offset, e.g. 2026-01-01T09:00:00+01:00")
+    if isinstance(value, str) and _DATE.match(value):
+        return parse_aware(value)
+    raise ValueError(NEEDS_OFFSET)
 
 
 Instant = Annotated[

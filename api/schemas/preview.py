@@ -16,9 +16,10 @@ Schedule = Annotated[
     Field(
         min_length=1,
         max_length=MAX_TEXT_CHARS,
-        description="RRULE (bare or with DTSTART/RDATE/EXDATE), cron, interval, "
-        "ISO 8601 instant or plain English.",
-        examples=["FREQ=WEEKLY;BYDAY=MO,WE,FR;BYHOUR=9", "30 9 * * 1-5", "every 15m"],
+        description="RRULE (parts in any order, bare or with DTSTART/RDATE/EXDATE), five-field "
+        "cron (names, L, W, #), elapsed interval, ISO 8601 instant or plain English. At most "
+        "16 384 characters (MAX_TEXT_CHARS); see docs/schedules.md.",
+        examples=["FREQ=WEEKLY;BYDAY=MO,WE,FR;BYHOUR=9", "30 9 * * MON-FRI", "every 15m"],
     ),
 ]
 #: An instant as the preview prints it: ISO 8601 in the schedule's zone, with its offset.
@@ -29,7 +30,10 @@ class PreviewCreate(Input):
     schedule: Schedule
     timezone: TimeZone = "UTC"
     after: Instant | None = Field(
-        None, description="List occurrences strictly after this instant (default: now)."
+        None,
+        description="List occurrences strictly after this instant (default: now); it needs an "
+        "offset, as `cadenza preview --after` does. It is also the anchor of a schedule written "
+        "without a start, and what the horizon of an open-ended schedule counts from.",
     )
     count: int = Field(
         strict=True, default=10, ge=1, le=MAX_PREVIEW, description="How many occurrences to list."
@@ -58,10 +62,16 @@ class NotePublic(Public):
 
 class PreviewPublic(Public):
     text: str = Field(description="The schedule in plain English.")
-    complete: bool = Field(description="False when part of the text is quoted verbatim.")
+    complete: bool = Field(
+        description="True when the text, read back as a schedule, gives the same occurrences; "
+        "false when it leaves a part out, which it then names '(not put into words: ...)'."
+    )
     occurrences: list[OffsetInstant]
     finite: bool = Field(description="True when the series ends by COUNT or UNTIL.")
-    ends: OffsetInstant | None = Field(description="The last instant it may occur at.")
-    ends_by: str | None = Field(description="count, until or cap (the UNTIL horizon).")
-    warnings: list[str]
+    ends: OffsetInstant | None = Field(description="The instant of the last occurrence.")
+    ends_by: str | None = Field(
+        description="count, until, or cap: no COUNT or UNTIL, so it stops at the horizon "
+        "(horizon_years after its start or creation, whichever is later)."
+    )
+    warnings: list[str] = Field(description="What is true of the series that may surprise.")
     notes: list[NotePublic] = Field(description="Occurrences DST moved or doubled.")

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from engine.recurrence.schedule import Schedule
-from engine.recurrence.zones import GapMode, WallMapping, offset_change
-
-_DAY = timedelta(days=1)
+from engine.recurrence.transitions import transitions
+from engine.recurrence.zones import GapMode, WallMapping
 
 
 @dataclass(frozen=True)
@@ -37,9 +36,7 @@ def skipped_walls(
     (`after`, `until`], ascending.
 
     Empty at once unless the schedule drops nonexistent wall times (RRULE with dst_gap=skip,
-    cron with a wildcard minute or hour): shifted and gap-end schedules skip nothing. The zone's
-    offset is looked up once per day of the span, so a span without an offset change costs two
-    look-ups; that assumes a zone changes its offset at most once within a day.
+    cron with a wildcard minute or hour): shifted and gap-end schedules skip nothing.
     """
     source: Any = schedule.source
     mapping: WallMapping | None = getattr(source, "mapping", None)
@@ -60,18 +57,31 @@ def skipped_walls(
     return found
 
 
+def merged_walls(schedule: Schedule, after: datetime, until: datetime) -> list[SkippedWall]:
+    """Wall times inside a DST gap whose shifted instant is one the schedule runs at anyway
+    (an hourly 02:00 shifted to 03:00): they run once, at `at`, together with that one."""
+    source: Any = schedule.source
+    mapping: WallMapping | None = getattr(source, "mapping", None)
+    walls_from = getattr(source, "walls_from", None)
+    if mapping is None or walls_from is None or mapping.gap is not GapMode.SHIFT:
+        return []
+    found = []
+    for _, first, end in _gaps(mapping, after, until):
+        for wall in walls_from(first):
+            if wall >= end:
+                break
+            at = mapping.instants(wall)[0]
+            local = at.replace(tzinfo=None)
+            if next(walls_from(local), None) == local:
+                found.append(SkippedWall(wall, at))
+    return found
+
+
 def _gaps(
     mapping: WallMapping, after: datetime, until: datetime
 ) -> Iterator[tuple[datetime, datetime, datetime]]:
     """(jump, first missing wall time, first wall time after the gap) of each spring-forward
     jump in (after, until]."""
-    zone = mapping.zone
-    low = after
-    while low < until:
-        high = min(low + _DAY, until)
-        before, later = low.astimezone(zone).utcoffset(), high.astimezone(zone).utcoffset()
-        if before is not None and later is not None and later > before:
-            jump = offset_change(zone, low, high)
-            naive = jump.replace(tzinfo=None) - later
-            yield jump, naive + before, naive + later
-        low = high
+    for change in transitions(mapping.zone, after, until):
+        if change.is_gap:
+            yield change.at.astimezone(mapping.zone), change.wall_start, change.wall_end

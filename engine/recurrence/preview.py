@@ -12,11 +12,11 @@ from typing import Any
 
 from engine.recurrence import wording as w
 from engine.recurrence.errors import ScheduleError
-from engine.recurrence.gaps import skipped_walls
+from engine.recurrence.gaps import merged_walls, skipped_walls
 from engine.recurrence.schedule import Schedule
 from engine.recurrence.series import Occurrence
 from engine.recurrence.wall_rule import EndsBy
-from engine.recurrence.zones import is_repeated
+from engine.recurrence.zones import WallMapping, is_repeated
 
 #: The most occurrences one preview lists.
 MAX_PREVIEW = 1000
@@ -49,16 +49,25 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
     if not 1 <= count <= MAX_PREVIEW:
         raise ScheduleError(f"count={count}: must be 1..{MAX_PREVIEW}")
     found = list(islice(schedule.occurrences_after(after), count))
-    notes = [PreviewOccurrence(o.at, _note(o)) for o in found]
     source = schedule.source
+    mapping: WallMapping | None = getattr(source, "mapping", None)
+    notes = [PreviewOccurrence(o.at, _note(o, mapping)) for o in found]
     description = schedule.describe()
     warnings = list(source.warnings())
-    warnings += [_gap_warning(o) for o in found if _is_shifted(o)]
+    warnings += [_gap_warning(o) for o in found if mapping and _is_shifted(o)]
     if found:
         warnings += _skipped_warnings(schedule, after, found[-1].at)
+        warnings += [
+            w.NOTE_GAP_MERGED.format(
+                wall=f"{m.wall:%H:%M}", day=m.wall.date(), at=f"{m.at:%Y-%m-%d %H:%M}"
+            )
+            for m in merged_walls(schedule, after, found[-1].at)
+        ]
     ends_by = source.ends_by
-    if ends_by is EndsBy.CAP and source.ends is not None:
-        warnings.append(w.WARN_CAP.format(day=source.ends.date()))
+    warnings += _horizon_warnings(source, ends_by)
+    drift = getattr(source, "drift", None)
+    if drift is not None and (text := drift(after)) is not None:
+        warnings.append(text)
     return Preview(
         text=description.text,
         complete=description.complete,
@@ -66,7 +75,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
         finite=ends_by in (EndsBy.COUNT, EndsBy.UNTIL),
         ends=source.ends,
         ends_by=str(ends_by) if ends_by else None,
-        warnings=warnings,
+        warnings=list(dict.fromkeys(warnings)),
         notes=notes,
     )
 
@@ -85,18 +94,34 @@ def preview_json(p: Preview) -> dict[str, Any]:
     }
 
 
+def _horizon_warnings(source: Any, ends_by: EndsBy | None) -> list[str]:
+    """The cap, said as what it is: where it stops and what it counts from."""
+    horizon = getattr(source, "horizon", None)
+    if ends_by is not EndsBy.CAP or horizon is None or horizon.cap is None:
+        return []
+    since = horizon.counted_from.date()
+    return [w.WARN_CAP.format(day=horizon.cap.date(), years=horizon.years, since=since)]
+
+
 def _is_shifted(occurrence: Occurrence) -> bool:
     return occurrence.at.replace(tzinfo=None) != occurrence.wall
 
 
-def _note(occurrence: Occurrence) -> str | None:
+def _note(occurrence: Occurrence, mapping: WallMapping | None) -> str | None:
+    """How DST resolved a wall-time occurrence (elapsed intervals and exact instants have no
+    wall time to resolve)."""
     wall, at = occurrence.wall, occurrence.at
+    if mapping is None:
+        return None
     if _is_shifted(occurrence):
         return w.NOTE_GAP.format(wall=f"{wall:%Y-%m-%d %H:%M}", at=f"{at:%H:%M}")
-    if at.tzinfo is not None and is_repeated(wall, at.tzinfo):
-        template = w.NOTE_REPEAT_SECOND if at.fold else w.NOTE_REPEAT_FIRST
-        return template.format(wall=f"{wall:%H:%M}", day=wall.date(), at=at.isoformat())
-    return None
+    if not is_repeated(wall, mapping.zone):
+        return None
+    if mapping.repeat_both:
+        template = w.NOTE_REPEAT_SECOND if at.fold else w.NOTE_REPEAT_BOTH
+    else:
+        template = w.NOTE_REPEAT_FIRST
+    return template.format(wall=f"{wall:%H:%M}", day=wall.date(), at=at.isoformat())
 
 
 def _gap_warning(occurrence: Occurrence) -> str:

@@ -1,7 +1,8 @@
-"""Reading RFC 5545 recurrence text: a bare `FREQ=...` rule or a DTSTART/RRULE/EXDATE/RDATE block.
+"""Reading RFC 5545 recurrence text: a bare rule or a DTSTART/RRULE/EXDATE/RDATE block.
 
 Properties may be separated by newlines or spaces (RRULE values contain no spaces), so
-`DTSTART;TZID=America/New_York:19970902T090000 RRULE:FREQ=DAILY;COUNT=10` is one schedule.
+`DTSTART;TZID=America/New_York:19970902T090000 RRULE:FREQ=DAILY;COUNT=10` is one schedule. A
+rule's parts come in any order (§3.3.10), with or without `RRULE:`: `INTERVAL=4;FREQ=HOURLY`.
 """
 
 from __future__ import annotations
@@ -11,8 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from engine.recurrence.errors import InvalidSchedule
-from engine.recurrence.rrule_parts import rule_kwargs, split_parts
+from engine.recurrence.errors import InvalidSchedule, quote
+from engine.recurrence.rrule_parts import RULE_PARTS, rule_kwargs, split_parts
 
 _TOKEN = re.compile(r"\S+")
 _DATE_TIME = re.compile(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?")
@@ -51,9 +52,16 @@ class RuleBlock:
 
 
 def looks_like_rfc5545(text: str) -> bool:
-    """True when `text` is meant as RFC 5545 (so errors should be RFC 5545 errors)."""
+    """True when `text` is meant as RFC 5545 (so errors should be RFC 5545 errors): a block
+    property first, or a rule part such as `INTERVAL=4;...`."""
     head = text.lstrip().upper()
-    return head.startswith(("FREQ=", "RRULE:", "DTSTART", "RDATE", "EXDATE"))
+    blocks = ("RRULE:", "DTSTART", "RDATE", "EXDATE", "EXRULE")
+    return head.startswith(blocks) or _is_bare_rule(head)
+
+
+def _is_bare_rule(token: str) -> bool:
+    name, sep, _ = token.partition("=")
+    return bool(sep) and name.strip() in RULE_PARTS
 
 
 def parse_block(text: str) -> RuleBlock:
@@ -66,7 +74,7 @@ def parse_block(text: str) -> RuleBlock:
         head, _, value = token.partition(":")
         name, *params = head.split(";")
         name = name.upper()
-        if name.startswith("FREQ="):
+        if _is_bare_rule(token.upper()):
             name, params, value = "RRULE", [], token
         if name == "RRULE" and not params:
             rules.append(_rule_line(text, value, position + len(token) - len(value)))
@@ -74,8 +82,11 @@ def parse_block(text: str) -> RuleBlock:
             dtstart = _date_values(text, params, value, position)[0]
         elif name in dates:
             dates[name].extend(_date_values(text, params, value, position))
+        elif name == "EXRULE":
+            reason = "EXRULE is deprecated by RFC 5545 and not supported"
+            raise InvalidSchedule(text, reason, position=position, hint="list EXDATE values")
         else:
-            reason = f"{head}: unexpected property (or given twice)"
+            reason = f"{quote(head)}: unexpected property (or DTSTART given twice)"
             raise InvalidSchedule(text, reason, position=position, hint=_HINT)
     if not rules and not dates["RDATE"]:
         raise InvalidSchedule(text, "no RRULE or RDATE given", position=0, hint=_HINT)
@@ -99,7 +110,7 @@ def _date_values(text: str, params: list[str], value: str, position: int) -> lis
             zone = param_value.strip('"')
         elif key.upper() != "VALUE" or param_value.upper() not in ("DATE", "DATE-TIME"):
             raise InvalidSchedule(
-                text, f"{param}: unknown parameter", position=position, hint=_HINT
+                text, f"{quote(param)}: unknown parameter", position=position, hint=_HINT
             )
     if not value:
         raise InvalidSchedule(text, "a date property has no value", position=position, hint=_HINT)
@@ -113,11 +124,13 @@ def _date_value(text: str, item: str, zone: str | None, position: int, what: str
             raise ValueError(item)
         year, month, day, hour, minute, second, utc = match.groups()
         numbers = [int(part or 0) for part in (year, month, day, hour, minute, second)]
+        if numbers[0] < 2:
+            raise ValueError("before year 2")
         wall = datetime(*numbers)  # type: ignore[misc]
     except ValueError as exc:
-        reason = f"{what} {item!r}: expected YYYYMMDD or YYYYMMDDTHHMMSS[Z]"
+        reason = f"{what} {quote(item)}: expected YYYYMMDD or YYYYMMDDTHHMMSS[Z], years 2..9999"
         raise InvalidSchedule(text, reason, position=position, hint=_HINT) from exc
     if utc and zone is not None:
-        reason = f"{item}: a TZID time must not end in Z"
+        reason = f"{quote(item)}: a TZID time must not end in Z"
         raise InvalidSchedule(text, reason, position=position, hint="drop the Z or the TZID")
     return DateValue(wall, "UTC" if utc else zone, hour is None)

@@ -1,7 +1,9 @@
 """Validation of one RRULE value (`FREQ=...;BYDAY=...`) into dateutil keyword arguments.
 
 dateutil accepts or silently ignores much that RFC 5545 forbids and reports the rest with
-generic messages; this layer names the offending part (`BYMONTHDAY=32: ...`) and its position.
+generic messages; this layer names the offending part (`BYMONTHDAY=32: ...`) and its position,
+quoting at most QUOTE_CHARS characters of it. Repeated values count once (a list is as long as
+the schedule text allows, MAX_TEXT_CHARS); COUNT and INTERVAL have at most MAX_NUMBER_DIGITS.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from dateutil import rrule as du
 
-from engine.recurrence.errors import InvalidSchedule
+from engine.recurrence.errors import InvalidSchedule, named_value, quote
 
 FREQS: dict[str, int] = {
     "YEARLY": du.YEARLY,
@@ -36,7 +38,10 @@ _INT_PARTS: dict[str, tuple[str, int, int, bool, str]] = {
     "BYMONTH": ("bymonth", 1, 12, False, "month must be 1..12"),
     "BYSETPOS": ("bysetpos", 1, 366, True, "set position must be 1..366 or -366..-1"),
 }
-_KNOWN = {"FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST", "BYDAY", *_INT_PARTS}
+RULE_PARTS = frozenset({"FREQ", "INTERVAL", "COUNT", "UNTIL", "WKST", "BYDAY", *_INT_PARTS})
+#: COUNT and INTERVAL have at most this many digits (999 999 999).
+MAX_NUMBER_DIGITS = 9
+
 _HINT = "see RFC 5545 §3.3.10, e.g. FREQ=WEEKLY;BYDAY=MO,WE;BYHOUR=9"
 
 
@@ -58,11 +63,11 @@ def split_parts(text: str, rule: str, offset: int) -> dict[str, RulePart]:
         name = name.strip().upper()
         if not sep or not value.strip():
             raise InvalidSchedule(
-                text, f"{chunk!r}: expected NAME=VALUE", position=position, hint=_HINT
+                text, f"{quote(chunk)}: expected NAME=VALUE", position=position, hint=_HINT
             )
-        if name not in _KNOWN:
+        if name not in RULE_PARTS:
             raise InvalidSchedule(
-                text, f"{name}: unknown RRULE part", position=position, hint=_HINT
+                text, f"{quote(name)}: unknown RRULE part", position=position, hint=_HINT
             )
         if name in parts:
             raise InvalidSchedule(text, f"{name}: given twice", position=position, hint="keep one")
@@ -77,7 +82,7 @@ def rule_kwargs(text: str, parts: dict[str, RulePart]) -> dict[str, Any]:
         raise InvalidSchedule(text, "FREQ is missing", position=0, hint=_HINT)
     freq_part = parts["FREQ"]
     if freq_part.value not in FREQS:
-        reason = f"FREQ={freq_part.value}: must be one of {', '.join(FREQS)}"
+        reason = f"{named_value('FREQ', freq_part.value)}: must be one of {', '.join(FREQS)}"
         raise InvalidSchedule(text, reason, position=freq_part.position, hint=_HINT)
     freq = FREQS[freq_part.value]
     kwargs: dict[str, Any] = {"freq": freq, "interval": _positive(text, parts, "INTERVAL", 1)}
@@ -99,29 +104,40 @@ def _positive(text: str, parts: dict[str, RulePart], name: str, default: int) ->
     if name not in parts:
         return default
     part = parts[name]
-    if not re.fullmatch(r"\d{1,9}", part.value) or int(part.value) < 1:
-        reason = f"{name}={part.value}: must be a whole number of at least 1"
+    if not re.fullmatch(r"\+?\d+", part.value) or int(part.value) < 1:
+        reason = f"{_shown(part)}: must be a whole number of at least 1"
+        raise InvalidSchedule(text, reason, position=part.position, hint=_HINT)
+    if len(part.value.lstrip("+0")) > MAX_NUMBER_DIGITS:
+        largest = "9" * MAX_NUMBER_DIGITS
+        reason = (
+            f"{_shown(part)}: at most {largest} ({MAX_NUMBER_DIGITS} digits, MAX_NUMBER_DIGITS)"
+        )
         raise InvalidSchedule(text, reason, position=part.position, hint=_HINT)
     return int(part.value)
+
+
+def _shown(rule_part: RulePart) -> str:
+    return named_value(rule_part.name, rule_part.value)
 
 
 def _int_list(
     text: str, part: RulePart, low: int, high: int, negative: bool, meaning: str
 ) -> tuple[int, ...]:
+    items = part.value.split(",")
     values = []
-    for item in part.value.split(","):
+    for item in items:
         ok = re.fullmatch(r"[+-]?\d{1,4}", item.strip()) is not None
         number = int(item) if ok else 0
         if not ok or not (low <= abs(number) <= high) or (number < 0 and not negative):
-            reason = f"{part.name}={part.value}: {meaning}"
+            reason = f"{named_value(part.name, item.strip())}: {meaning}"
             raise InvalidSchedule(text, reason, position=part.position, hint=_HINT)
         values.append(number)
-    return tuple(values)
+    return tuple(dict.fromkeys(values))
 
 
 def _weekday_index(text: str, part: RulePart) -> int:
     if part.value not in WEEKDAYS:
-        reason = f"{part.name}={part.value}: weekday must be one of {','.join(WEEKDAYS)}"
+        reason = f"{_shown(part)}: weekday must be one of {','.join(WEEKDAYS)}"
         raise InvalidSchedule(text, reason, position=part.position, hint=_HINT)
     return WEEKDAYS.index(part.value)
 
@@ -133,7 +149,7 @@ def _byday(
     for item in part.value.split(","):
         match = _BYDAY.fullmatch(item.strip())
         if match is None:
-            reason = f"BYDAY={part.value}: {item!r} is not a weekday such as MO, 2TU or -1FR"
+            reason = f"BYDAY: {quote(item)} is not a weekday such as MO, 2TU or -1FR"
             raise InvalidSchedule(text, reason, position=part.position, hint=_HINT)
         sign, digits, name = match.groups()
         weekday = du.weekday(WEEKDAYS.index(name))
@@ -142,7 +158,7 @@ def _byday(
             continue
         _check_ordinal(text, part, (freq, has_weekno, in_month), int(sign + digits))
         days.append(weekday(int(sign + digits)))
-    return tuple(days)
+    return tuple(dict.fromkeys(days))
 
 
 def _check_ordinal(
@@ -152,12 +168,10 @@ def _check_ordinal(
     freq, has_weekno, in_month = context
     limit = 5 if in_month else 53
     if freq not in (du.MONTHLY, du.YEARLY) or has_weekno:
-        reason = (
-            f"BYDAY={part.value}: a numbered weekday needs FREQ=MONTHLY or YEARLY without BYWEEKNO"
-        )
+        reason = f"{_shown(part)}: a numbered weekday needs FREQ=MONTHLY or YEARLY without BYWEEKNO"
         raise InvalidSchedule(text, reason, position=part.position, hint="drop the number")
     if ordinal == 0 or abs(ordinal) > limit:
-        reason = f"BYDAY={part.value}: the number must be 1..{limit} or -{limit}..-1"
+        reason = f"{_shown(part)}: the number must be 1..{limit} or -{limit}..-1"
         raise InvalidSchedule(text, reason, position=part.position, hint=_HINT)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from functools import cached_property
 from typing import Protocol
 
 from engine.recurrence.errors import RangeTooLarge, ScheduleError
@@ -19,7 +20,8 @@ _EPSILON = timedelta(microseconds=1)
 
 @dataclass(frozen=True)
 class Description:
-    """Plain-English text of a schedule; `complete` is False when part of it is quoted verbatim."""
+    """Plain-English text of a schedule; `complete`: reading the text back gives the same
+    occurrences (else the text names what it leaves out)."""
 
     text: str
     complete: bool
@@ -30,7 +32,7 @@ class Source(Protocol):
 
     @property
     def ends(self) -> datetime | None:
-        """The last instant the series may occur at (None: it never ends)."""
+        """The instant of the series' last occurrence (None: it never ends)."""
 
     @property
     def ends_by(self) -> EndsBy | None:
@@ -63,8 +65,9 @@ class Schedule:
     def next_after(self, instant: datetime) -> datetime | None:
         """The first occurrence strictly after the aware `instant`; None once the series ended.
 
-        Costs the same whatever the age of DTSTART (iteration restarts at the period containing
-        `instant`), and never loops unboundedly (EvaluationBudgetExceeded as a last resort).
+        Costs the same whatever the age of DTSTART and however rare the rule (evaluation starts
+        at the block holding `instant` and skips empty years whole, see `walker`), and never
+        loops unboundedly (EvaluationBudgetExceeded as a last resort).
         """
         for occurrence in self.occurrences_after(instant):
             return occurrence.at
@@ -96,5 +99,10 @@ class Schedule:
         return self.source.occurrences_after(instant)
 
     def describe(self) -> Description:
-        """Plain-English text; `complete=False` when part of the rule is quoted verbatim."""
+        """Plain-English text; `complete=False` when part of the rule is not put into words.
+        Worked out once per schedule (rule lists show it for every rule)."""
+        return self._description
+
+    @cached_property
+    def _description(self) -> Description:
         return self.source.describe()

@@ -1,28 +1,30 @@
-"""One RRULE line on naive local wall times: guards at construction, fast restart on lookup.
+"""One RRULE line on naive local wall times: its walker, its first and last occurrence, its end.
 
-Construction writes out every default dateutil derives from DTSTART, so a rule restarted at any
-later period start yields the same occurrences (see `grid`). COUNT is turned into the wall time
-of its last occurrence by counting periods (see `periods`), so no lookup ever counts from
-DTSTART. A rule with neither COUNT nor UNTIL ends at the horizon cap.
+Construction writes out every default dateutil derives from DTSTART, so the rule can be
+evaluated from any block on (see `walker`). An explicit UNTIL or COUNT is honoured exactly,
+however far it lies; only a rule with neither ends at the horizon cap, which the caller counts
+from the rule's creation (see `parse`). COUNT is first a count of wall times; `runs` then
+corrects it for DST, where one wall time may run twice or not at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from itertools import islice, pairwise
 from typing import Any
 
 from dateutil import rrule as du
 
-from engine.recurrence.errors import InvalidSchedule
-from engine.recurrence.periods import PeriodCounter
+from engine.recurrence.coarse import CoarseBlocks
+from engine.recurrence.errors import InvalidSchedule, NeverOccurs
+from engine.recurrence.subdaily import SubDailyBlocks
+from engine.recurrence.walker import LAST_WALL, LAST_YEAR, Walker
 
-#: More candidates than this in one period is rejected (a YEARLY rule listing every minute).
-MAX_PER_PERIOD = 20_000
-_HINT = "use a shorter FREQ (e.g. DAILY or MINUTELY) with fewer BYxxx values"
+#: Years after DTSTART's searched for the first occurrence before the costlier proofs.
+_SOON_YEARS = 4
+_NEVER_HINT = "check BYMONTH/BYMONTHDAY/BYDAY/BYSETPOS combinations and INTERVAL"
 
 
 class EndsBy(StrEnum):
@@ -38,11 +40,11 @@ class EndsBy(StrEnum):
 
 @dataclass(frozen=True)
 class WallRule:
-    """An RRULE with explicit defaults, DTSTART, first and last occurrence, end and why it ends.
+    """An RRULE with explicit defaults, DTSTART, first and last wall time, end and why.
 
     `end` is the bound the rule states (UNTIL, the COUNT-th occurrence, or the cap); `last` is
-    the last occurrence at or before it. Iteration stops at `last` itself: dateutil would
-    otherwise look for one more occurrence, which for a rare rule means scanning to year 9999.
+    its last wall time at or before it. When DST runs that last wall time twice and only the
+    first run is counted, `last_runs` is 1.
     """
 
     kwargs: dict[str, Any]
@@ -51,55 +53,54 @@ class WallRule:
     last: datetime
     end: datetime
     ends_by: EndsBy
+    walker: Walker = field(compare=False, repr=False)
     count: int | None = None
+    last_runs: int | None = None
 
     def walls_from(self, low: datetime) -> Iterator[datetime]:
-        """Occurrences at or after wall time `low`, ascending.
-
-        Walks period by period from the one containing `low`, skipping empty periods by their
-        day counts and starting dateutil afresh in each non-empty one, so the cost depends
-        neither on the age of DTSTART nor on how sparse the rule is.
-        """
+        """Wall times at or after `low`, ascending, up to `last`."""
         if low > self.last:
             return
-        counter = PeriodCounter(
-            du.rrule(dtstart=self.dtstart, **self.kwargs), self.dtstart, self.last
-        )
-        for start, candidates in counter.periods(low=low):
-            for wall in islice(du.rrule(dtstart=start, **self.kwargs), candidates):
-                if wall >= low and wall >= self.dtstart:
-                    yield wall
-                if wall >= self.last:
-                    return
+        for wall in self.walker.walls_from(low):
+            if wall > self.last:
+                return
+            yield wall
+
+    def walls_back(self, high: datetime) -> Iterator[datetime]:
+        """Wall times at or before `high` (and `last`), descending."""
+        return self.walker.walls_back(min(high, self.last))
+
+    def with_last(self, last: datetime, runs: int | None) -> WallRule:
+        return replace(self, last=last, end=last, last_runs=runs)
 
 
 def build_wall_rule(
     text: str, kwargs: dict[str, Any], dtstart: datetime, until: datetime | None, cap: datetime
 ) -> WallRule:
-    """Validate one rule line against its DTSTART and the horizon; InvalidSchedule when bad."""
+    """Validate one rule line against its DTSTART; InvalidSchedule when it never occurs or its
+    COUNT does not fit in the calendar. `cap` bounds it only when it has no UNTIL or COUNT."""
     if until is not None and until < dtstart:
         reason = f"UNTIL {until:%Y-%m-%d %H:%M} is before DTSTART {dtstart:%Y-%m-%d %H:%M}"
         raise InvalidSchedule(text, reason, hint="move UNTIL after DTSTART or drop it")
     rest = dict(kwargs)
     count = rest.pop("count", None)
+    until = None if until is None else min(until, LAST_WALL)
     explicit = explicit_defaults(rest, dtstart)
-    bound = min(until, cap) if until is not None else cap
-    try:
-        rule = du.rrule(dtstart=dtstart, until=bound, **explicit)
-    except ValueError as exc:
-        reason = "the BYHOUR/BYMINUTE/BYSECOND values are never reached by INTERVAL from DTSTART"
-        raise InvalidSchedule(text, reason, hint="pick values on the INTERVAL's grid") from exc
-    counter = PeriodCounter(rule, dtstart, bound)
-    first, counted = _scan(text, counter, explicit, count)
-    if first is None:
-        reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {bound:%Y-%m-%d}"
-        raise InvalidSchedule(text, reason, hint="check BYMONTH/BYMONTHDAY/BYSETPOS combinations")
-    if counted is not None:
-        return WallRule(explicit, dtstart, first, counted, counted, EndsBy.COUNT, count)
-    last = _last(counter, explicit) or first
-    if until is not None and until <= cap:
-        return WallRule(explicit, dtstart, first, last, until, EndsBy.UNTIL)
-    return WallRule(explicit, dtstart, first, last, cap, EndsBy.CAP)
+    _check_reachable(text, explicit, dtstart)
+    blocks_type = CoarseBlocks if explicit["freq"] < du.HOURLY else SubDailyBlocks
+    blocks = blocks_type(explicit, dtstart)
+    walker = Walker(blocks)
+    bound = until if until is not None else (LAST_WALL if count else min(cap, LAST_WALL))
+    first = first_wall(walker, blocks.can_occur)
+    if first is None or first > bound:
+        reason = f"the rule never occurs between {dtstart:%Y-%m-%d} and {_day(bound)}"
+        raise NeverOccurs(text, reason, hint=_NEVER_HINT)
+    if count is not None:
+        last = _counted(text, walker, count)
+        return WallRule(explicit, dtstart, first, last, last, EndsBy.COUNT, walker, count)
+    last = next(walker.walls_back(bound))
+    ends_by = EndsBy.UNTIL if until is not None else EndsBy.CAP
+    return WallRule(explicit, dtstart, first, last, bound, ends_by, walker)
 
 
 def explicit_defaults(kwargs: dict[str, Any], dtstart: datetime) -> dict[str, Any]:
@@ -126,54 +127,33 @@ def explicit_defaults(kwargs: dict[str, Any], dtstart: datetime) -> dict[str, An
     return out
 
 
-def min_gap_s(walls: Iterator[datetime], sample: int = 100_000) -> float | None:
-    """The smallest gap between consecutive walls among the first `sample`."""
-    gaps = [(b - a).total_seconds() for a, b in pairwise(islice(walls, sample))]
-    return min(gaps) if gaps else None
+def _check_reachable(text: str, explicit: dict[str, Any], dtstart: datetime) -> None:
+    """dateutil refuses BYHOUR/BYMINUTE/BYSECOND values its INTERVAL never reaches."""
+    try:
+        du.rrule(dtstart=dtstart, **explicit)
+    except ValueError as exc:
+        reason = "the BYHOUR/BYMINUTE/BYSECOND values are never reached by INTERVAL from DTSTART"
+        raise InvalidSchedule(text, reason, hint="pick values on the INTERVAL's grid") from exc
 
 
-def _scan(
-    text: str, counter: PeriodCounter, explicit: dict[str, Any], count: int | None
-) -> tuple[datetime | None, datetime | None]:
-    """(first occurrence, COUNT-th occurrence) within the counter's span, counted per period."""
-    first: datetime | None = None
-    seen = 0
-    for start, candidates in counter.periods():
-        if not candidates:
-            continue
-        if candidates > MAX_PER_PERIOD:
-            reason = f"{candidates} occurrences in one period (at most {MAX_PER_PERIOD})"
-            raise InvalidSchedule(text, reason, hint=_HINT)
-        skip = first is not None and start > counter.dtstart
-        if skip and (count is None or seen + candidates < count):
-            seen += candidates
-            continue
-        walls = _period_walls(counter, explicit, start, candidates)
-        if count is None:
-            first = next(walls, None)
-            if first is not None:
-                return first, None
-            continue
-        exact = list(walls)
-        first = first or (exact[0] if exact else None)
-        if seen + len(exact) >= count:
-            return first, exact[count - seen - 1]
-        seen += len(exact)
-    return first, None
+def first_wall(walker: Walker, can_occur: Callable[[], bool]) -> datetime | None:
+    """The first wall time: looked for in DTSTART's year and the next few, and further only
+    when no kind of year rules it out (`can_occur` is the costlier proof)."""
+    start = walker.blocks.dtstart
+    soon = next(walker.walls_from(start, min(start.year + _SOON_YEARS, LAST_YEAR)), None)
+    if soon is not None or not can_occur():
+        return soon
+    return next(walker.walls_from(start), None)
 
 
-def _last(counter: PeriodCounter, explicit: dict[str, Any]) -> datetime | None:
-    """The last occurrence within the counter's span, found from the end backwards."""
-    for start, candidates in counter.periods(reverse=True):
-        exact = list(_period_walls(counter, explicit, start, candidates))
-        if exact:
-            return exact[-1]
-    return None
+def _counted(text: str, walker: Walker, count: int) -> datetime:
+    last = walker.nth(count)
+    if last is None or last > LAST_WALL:
+        found = walker.count(LAST_WALL)
+        reason = f"COUNT={count}: only {found} occurrences fit before the end of year {LAST_YEAR}"
+        raise InvalidSchedule(text, reason, hint="lower COUNT or use UNTIL")
+    return last
 
 
-def _period_walls(
-    counter: PeriodCounter, explicit: dict[str, Any], start: datetime, candidates: int
-) -> Iterator[datetime]:
-    """The occurrences of the period starting at `start` that lie within the counter's span."""
-    walls = islice(du.rrule(dtstart=start, **explicit), candidates)
-    return (wall for wall in walls if counter.dtstart <= wall <= counter.end)
+def _day(wall: datetime) -> str:
+    return "the end of the calendar" if wall == LAST_WALL else f"{wall:%Y-%m-%d}"

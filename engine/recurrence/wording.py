@@ -1,7 +1,9 @@
-"""Every English word the schedule texts use, in one place so they can be translated later."""
+"""Every English word the schedule texts use, in one place: `describe` writes with them and
+`natural` reads with them, so what one writes the other understands."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
@@ -20,19 +22,39 @@ UNITS = (
     ("second", "seconds"),
 )
 ORDINAL_WORDS = {1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth", -1: "last"}
-WEEKDAY = "weekday"
 EVERY_WEEKDAY = "every weekday"
 EVERY_WEEKEND = "every weekend"
-LAST_DAY = "the last day"
+BY_THE_CLOCK = "by the clock"
+ELAPSED = "of elapsed time"
+#: Lists longer than this (after ranges are merged) are summarised, and the text incomplete.
+MAX_LISTED = 24
+#: EXDATE/RDATE values named in a text; more are counted, and the text incomplete.
+MAX_DATES_NAMED = 5
+
 WARN_MISSING_DAY = "skips months without a {day} day"
+WARN_LEAP_ONLY = "runs only in leap years (February {day})"
+WARN_UNTIL_CUTS = "UNTIL {until} comes before that day's run at {run}: the last run is {last}"
+WARN_RULE_DEAD = "RRULE {rule} never occurs: it adds nothing"
+WARN_EXDATE_UNUSED = "EXDATE {dates} matches no occurrence: it changes nothing"
+WARN_RDATE_DOUBLED = "RDATE {dates} is already an occurrence: it changes nothing"
+WARN_RDATE_REMOVED = "RDATE {dates} is also an EXDATE: it does not run"
 WARN_CRON_DST = "cron follows Vixie cron at DST changes; dst_gap/dst_repeat apply to RRULEs"
+WARN_DST_SKIP = "occurrences whose local time does not exist (DST gap) are skipped"
+WARN_CAP = (
+    "no COUNT or UNTIL: stops at the horizon on {day}, {years} years after {since} "
+    "(the horizon_years setting)"
+)
+WARN_ELAPSED_DRIFT = (
+    "runs keep {step} of elapsed time apart, so their local time moves at DST changes "
+    "(next on {day}: {before} becomes {after})"
+)
 NOTE_GAP = "{wall} -> {at} (DST gap)"
 NOTE_GAP_SKIPPED = "{wall} does not exist on {day}; runs at {at}"
+NOTE_GAP_MERGED = "{wall} does not exist on {day}; it runs once with {at}, which runs anyway"
 NOTE_SKIPPED = "{wall} does not exist on {day}; skipped (DST gap)"
 NOTE_REPEAT_FIRST = "{wall} happens twice on {day}; runs at the first ({at})"
 NOTE_REPEAT_SECOND = "{wall} happens twice on {day}; this is the second ({at})"
-WARN_DST_SKIP = "occurrences whose local time does not exist (DST gap) are skipped"
-WARN_CAP = "no COUNT or UNTIL: ends at the horizon cap on {day}"
+NOTE_REPEAT_BOTH = "{wall} happens twice on {day}; runs at both"
 
 
 def plural(count: int, unit: tuple[str, str]) -> str:
@@ -40,7 +62,7 @@ def plural(count: int, unit: tuple[str, str]) -> str:
     return f"every {unit[0]}" if count == 1 else f"every {count} {unit[1]}"
 
 
-def join(items: list[str], last: str = "and") -> str:
+def join(items: Sequence[str], last: str = "and") -> str:
     """'a', 'a and b', 'a, b and c'."""
     if len(items) <= 1:
         return "".join(items)
@@ -49,24 +71,38 @@ def join(items: list[str], last: str = "and") -> str:
 
 def ordinal(number: int) -> str:
     """1st, 2nd, 3rd, 11th, 22nd ..."""
-    suffix = (
-        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
-    )
+    tens = 10 <= number % 100 <= 20
+    suffix = "th" if tens else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
     return f"{number}{suffix}"
 
 
 def nth_word(number: int) -> str:
-    """'first', 'last', '2nd to last' ..."""
+    """'first', 'last', '20th', '2nd to last' ..."""
     if number in ORDINAL_WORDS:
         return ORDINAL_WORDS[number]
     return ordinal(number) if number > 0 else f"{ordinal(-number)} to last"
 
 
-def month_day(day: int) -> str:
-    """A BYMONTHDAY value: 'the 15th', 'the last day', 'the 2nd to last day'."""
-    if day > 0:
-        return f"the {ordinal(day)}"
-    return LAST_DAY if day == -1 else f"the {nth_word(day)} day"
+def runs(values: Sequence[int]) -> list[tuple[int, int]]:
+    """Ascending values as (first, last) runs of consecutive numbers."""
+    out: list[tuple[int, int]] = []
+    for value in values:
+        if out and value == out[-1][1] + 1 and value > 0:
+            out[-1] = (out[-1][0], value)
+        else:
+            out.append((value, value))
+    return out
+
+
+def ranged(values: Sequence[int], name: object) -> list[str]:
+    """Values named by `name` (a function), runs of three or more as 'a through b'."""
+    out = []
+    for first, last in runs(values):
+        if last - first >= 2:
+            out.append(f"{name(first)} through {name(last)}")  # type: ignore[operator]
+        else:
+            out.extend(name(v) for v in range(first, last + 1))  # type: ignore[operator]
+    return out
 
 
 def clock(hour: int, minute: int, second: int = 0) -> str:
@@ -79,20 +115,11 @@ def long_date(day: date | datetime) -> str:
     return f"{MONTH_NAMES[day.month - 1]} {day.day}, {day.year}"
 
 
-def extra_dates(count: int) -> str:
-    return "plus 1 more date" if count == 1 else f"plus {count} more dates"
-
-
-def except_dates(count: int) -> str:
-    return "except on 1 date" if count == 1 else f"except on {count} dates"
-
-
-def count_phrase(count: int) -> str:
-    return "once" if count == 1 else f"for {count} times"
-
-
-def until_phrase(day: datetime) -> str:
-    return f"until {long_date(day)}"
+def date_time(wall: datetime) -> str:
+    """November 10, 2012 at 9:00 (the time left out at midnight)."""
+    moment = wall.hour * 3600 + wall.minute * 60 + wall.second
+    at = f" at {clock(wall.hour, wall.minute, wall.second)}" if moment else ""
+    return long_date(wall) + at
 
 
 def zone_phrase(zone: str) -> str:
@@ -101,12 +128,4 @@ def zone_phrase(zone: str) -> str:
 
 def verbatim(parts: list[str]) -> str:
     """How parts that could not be put into words are shown."""
-    return f"(also: {';'.join(parts)})"
-
-
-def once_phrase(at: datetime) -> str:
-    return f"once, on {long_date(at)} at {clock(at.hour, at.minute, at.second)}"
-
-
-def starting_phrase(at: datetime) -> str:
-    return f"starting {long_date(at)} at {clock(at.hour, at.minute, at.second)}"
+    return f"(not put into words: {'; '.join(parts)})"

@@ -21,6 +21,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from engine.recurrence.errors import InvalidSchedule
 
 _DAY = timedelta(days=1)
+#: Why an instant without an offset is refused (the CLI and the API say the same).
+NEEDS_OFFSET = "an instant is ISO 8601 text with an offset, e.g. 2026-01-01T09:00:00+01:00"
 
 
 class GapMode(StrEnum):
@@ -44,6 +46,18 @@ def load_zone(name: str) -> ZoneInfo:
             f"unknown time zone {name!r}",
             hint="use an IANA zone name such as 'Europe/Berlin' or 'UTC'",
         ) from exc
+
+
+def parse_aware(text: str) -> datetime:
+    """An ISO 8601 instant with its offset; ValueError (NEEDS_OFFSET) for anything else, a
+    wall time without an offset included: it would mean whatever zone the reader assumes."""
+    try:
+        instant = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise ValueError(NEEDS_OFFSET) from exc
+    if instant.utcoffset() is None:
+        raise ValueError(f"{text.strip()[:40]} has no offset: {NEEDS_OFFSET}")
+    return instant
 
 
 def to_wall(instant: datetime, zone: tzinfo) -> datetime:
@@ -94,7 +108,14 @@ class WallMapping:
     repeat_both: bool
 
     def instants(self, wall: datetime) -> tuple[datetime, ...]:
-        """The instants (in the zone, ascending) at which an occurrence at `wall` runs."""
+        """The instants (in the zone, ascending) at which an occurrence at `wall` runs; none
+        for a wall time whose instant would fall outside the calendar (9999-12-31 west of UTC)."""
+        try:
+            return self._instants(wall)
+        except OverflowError:
+            return ()
+
+    def _instants(self, wall: datetime) -> tuple[datetime, ...]:
         first = wall.replace(tzinfo=self.zone, fold=0)
         if is_gap(wall, self.zone):
             if self.gap is GapMode.SKIP:

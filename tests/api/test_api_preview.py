@@ -170,3 +170,129 @@ def test_preview_applies_the_tenant_min_interval(new_tenant, problem) -> None:
     refused = t.viewer.post("/v1/preview", json={"schedule": "every 15m"})
     body = problem(refused, 422)
     assert body["errors"][0]["field"] == "schedule"
+
+
+def test_every_rfc5545_example_gives_its_whole_series(new_tenant) -> None:
+    """DTSTART in 1997, previewed from 1996: no date is cut by the horizon."""
+    from support.rfc5545_examples import EXAMPLES
+
+    t = new_tenant()
+    for name, text, expected, whole in EXAMPLES:
+        body = {"schedule": text, "after": "1996-01-01T00:00:00Z", "count": len(expected) + 1}
+        answer = t.viewer.post("/v1/preview", json=body)
+        assert answer.status_code == 200, (name, answer.text)
+        got = [o[:16].replace("T", " ") for o in answer.json()["occurrences"]]
+        assert got[: len(expected)] == expected, name
+        if whole:
+            assert len(got) == len(expected), name
+
+
+def test_old_dtstart_with_until_and_count_are_honoured(new_tenant) -> None:
+    t = new_tenant()
+    for text, ends in [
+        ("DTSTART:20170101T090000Z RRULE:FREQ=DAILY;UNTIL=20300101T000000Z", "2029-12-31T09:00"),
+        ("DTSTART:20150101T090000Z RRULE:FREQ=DAILY;COUNT=5000", "2028-09-08T09:00"),
+    ]:
+        body = {"schedule": text, "after": "2026-03-01T00:00:00Z", "count": 2}
+        data = t.viewer.post("/v1/preview", json=body).json()
+        assert data["occurrences"] == ["2026-03-01T09:00:00+00:00", "2026-03-02T09:00:00+00:00"]
+        assert data["ends"].startswith(ends)
+        assert not any("horizon" in warning for warning in data["warnings"])
+
+
+CLI_AND_API = [
+    # schedules whose whole preview (text, dates, end, warnings, notes) both must agree on
+    ("FREQ=DAILY;BYHOUR=2;BYMINUTE=30", "Europe/Berlin", "2026-03-27T00:00:00+00:00"),
+    ("DTSTART;TZID=America/New_York:20240310T000000 RRULE:FREQ=HOURLY;COUNT=5", "UTC",
+     "2024-03-09T00:00:00Z"),
+    ("*/10 9-17 * * MON-FRI", "Europe/Berlin", "2026-03-27T00:00:00+01:00"),
+    ("every 24h", "Europe/Berlin", "2026-03-27T08:00:00Z"),
+    ("every month on the last weekday at 18:00", "UTC", "2026-01-01T00:00:00Z"),
+    ("2027-03-28T02:30:00", "Europe/Berlin", "2026-03-27T00:00:00Z"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("schedule", "zone", "after"), CLI_AND_API)
+def test_cli_and_api_give_the_same_preview(
+    new_tenant, schedule: str, zone: str, after: str
+) -> None:
+    import json
+
+    from support.processes import run_cli
+
+    t = new_tenant()
+    done = run_cli("preview", schedule, "--tz", zone, "--after", after, "--count", "6", "--json")
+    assert done.returncode == 0, done.stderr
+    body = {"schedule": schedule, "timezone": zone, "after": after, "count": 6}
+    assert t.viewer.post("/v1/preview", json=body).json() == json.loads(done.stdout)
+
+
+def test_after_without_an_offset_is_refused_alike_by_cli_and_api(new_tenant, problem) -> None:
+    from support.processes import run_cli
+
+    t = new_tenant()
+    naive = "2026-03-27T00:00:00"
+    refused = t.viewer.post("/v1/preview", json={"schedule": "FREQ=DAILY", "after": naive})
+    message = problem(refused, 422)["errors"][0]["message"]
+    assert "has no offset: an instant is ISO 8601 text with an offset" in message
+    done = run_cli("preview", "FREQ=DAILY", "--after", naive)
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_a_long_bad_token_is_quoted_short_in_the_problem(new_tenant, problem) -> None:
+    t = new_tenant()
+    answer = t.viewer.post("/v1/preview", json={"schedule": "FREQ=DAILY;BYHOUR=" + "9" * 10_000})
+    body = problem(answer, 422)
+    assert len(answer.content) < 1500
+    assert "9" * 81 not in answer.text
+    assert body["errors"][0]["message"].startswith("BYHOUR=999")
+
+
+def test_same_cadence_in_two_spellings_gets_the_same_answer(new_tenant, problem) -> None:
+    t = new_tenant(quotas={"min_interval_s": 1, "allow_secondly": True})
+    for spelling in ("FREQ=SECONDLY;INTERVAL=2;COUNT=5000", "every 2s"):
+        answer = t.viewer.post("/v1/preview", json={"schedule": spelling, "count": 3})
+        assert answer.status_code == 200, answer.text
+    strict = new_tenant(quotas={"min_interval_s": 60})
+    reasons = set()
+    for spelling in ("FREQ=SECONDLY;INTERVAL=30", "every 30s", "PT30S"):
+        answer = strict.viewer.post("/v1/preview", json={"schedule": spelling})
+        reasons.add(problem(answer, 422)["errors"][0]["message"])
+    assert reasons == {
+        "runs 30 s apart at the closest; this tenant's minimum is 60 s (min_interval_s)"
+    }
+
+
+def test_saved_rule_with_old_dtstart_keeps_its_until(new_tenant) -> None:
+    """Stored on both databases: the rule's text and its next run honour UNTIL 2030."""
+    t = new_tenant()
+    rule = {
+        "name": "imported",
+        "schedule": "DTSTART:20170101T090000Z\nRRULE:FREQ=DAILY;UNTIL=20300101T000000Z",
+        "code": "def main(ctx):\n    pass\n",
+    }
+    created = t.editor.post("/v1/rules", json=rule)
+    assert created.status_code == 201, created.text
+    data = created.json()
+    assert "until January 1, 2030" in data["schedule_text"]
+    assert data["next_run_at"] is not None
+    fetched = t.viewer.get(f"/v1/rules/{data['id']}").json()
+    assert fetched["schedule_text"] == data["schedule_text"]
+
+
+def test_saved_rule_counts_runs_across_a_dst_gap(new_tenant) -> None:
+    """A stored COUNT rule plans the runs the preview promised: five, the merged 02:00 not one
+    of them (the rule's own upcoming dates, read back from either database)."""
+    t = new_tenant()
+    schedule = "DTSTART;TZID=America/New_York:20270314T000000\nRRULE:FREQ=HOURLY;COUNT=5"
+    created = t.editor.post(
+        "/v1/rules",
+        json={"name": "dst", "schedule": schedule, "code": "def main(ctx):\n    pass\n"},
+    )
+    assert created.status_code == 201, created.text
+    rule = created.json()
+    assert rule["schedule_text"].startswith("every hour at :00 for 5 times")
+    upcoming = t.viewer.post(f"/v1/rules/{rule['id']}/preview?count=10", json={}).json()["before"]
+    local = [datetime.fromisoformat(at).astimezone(ZoneInfo("America/New_York")) for at in upcoming]
+    assert [f"{at:%H:%M}" for at in local] == ["00:00", "01:00", "03:00", "04:00", "05:00"]

@@ -102,8 +102,10 @@ def test_dst_gap_choice_changes_the_preview(tenant_page: Page) -> None:
     expect(preview.get_by_role("row").nth(2)).to_contain_text("02:30 -> 03:30 (DST gap)")
     expect(preview.get_by_label("Warnings")).to_contain_text("02:30 does not exist on 2027-03-28")
     page.get_by_label("When the time is skipped (spring forward)").select_option("skip")
-    expect(preview.get_by_role("row")).to_have_count(3)
+    # COUNT counts runs: the skipped 28 March is not one, so the third run is on 30 March
+    expect(preview.get_by_role("row")).to_have_count(4)
     expect(preview.get_by_role("row").nth(2)).to_contain_text("Mon, 29 Mar 2027, 02:30 CEST")
+    expect(preview.get_by_role("row").nth(3)).to_contain_text("Tue, 30 Mar 2027, 02:30 CEST")
     expect(preview.get_by_label("Warnings")).to_contain_text("are skipped")
 
 

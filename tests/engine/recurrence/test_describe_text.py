@@ -24,7 +24,13 @@ TEXTS = [
         "every month on the last Monday at 9:00 (UTC)",
         True,
     ),
-    ("three-hours", "FREQ=DAILY;BYHOUR=10,12,17", "UTC", "every day at 10, 12 and 17 (UTC)", True),
+    (
+        "three-hours",
+        "FREQ=DAILY;BYHOUR=10,12,17",
+        "UTC",
+        "every day at 10:00, 12:00 and 17:00 (UTC)",
+        True,
+    ),
     (
         "berlin-weekdays",
         "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9",
@@ -32,12 +38,18 @@ TEXTS = [
         "every weekday at 9:00 (Europe/Berlin)",
         True,
     ),
-    ("count", "FREQ=DAILY;BYHOUR=9;COUNT=20", "UTC", "every day at 9:00 for 20 times (UTC)", True),
+    (  # COUNT depends on where the series starts, so the text says it
+        "count",
+        "FREQ=DAILY;BYHOUR=9;COUNT=20",
+        "UTC",
+        "every day at 9:00 for 20 times, starting January 5, 2026 at 8:00 (UTC)",
+        True,
+    ),
     (
         "until",
         "FREQ=WEEKLY;BYDAY=TU;BYHOUR=9;UNTIL=20261110T230000Z",
         "UTC",
-        "every week on Tuesday at 9:00 until November 10, 2026 (UTC)",
+        "every week on Tuesday at 9:00 until November 10, 2026 at 23:00 (UTC)",
         True,
     ),
     (
@@ -47,17 +59,68 @@ TEXTS = [
         "every month on the last weekday at 18:00 (UTC)",
         True,
     ),
+    (  # BYSETPOS over two months: the last Sunday of the two, not of each
+        "setpos-over-months",
+        "FREQ=YEARLY;BYMONTH=3,9;BYDAY=SU;BYSETPOS=-1;BYHOUR=9",
+        "UTC",
+        "every year on Sunday in March and September at 9:00, keeping only the last of each "
+        "year (UTC)",
+        True,
+    ),
+    (  # BYSETPOS over times: the first Monday at 9:00 only
+        "setpos-over-times",
+        "FREQ=MONTHLY;BYDAY=MO;BYHOUR=9,17;BYSETPOS=1",
+        "UTC",
+        "every month on Monday at 9:00 and 17:00, keeping only the first of each month (UTC)",
+        True,
+    ),
     (
-        "weekno-is-verbatim",
+        "weekno",
         "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO;BYHOUR=9",
         "UTC",
-        "every year on Monday at 9:00 (also: BYWEEKNO=20) (UTC)",
-        False,
+        "every year on Monday in week 20 of the year at 9:00 (UTC)",
+        True,
+    ),
+    (
+        "minutely-has-zone",
+        "FREQ=MINUTELY;INTERVAL=15",
+        "Europe/Berlin",
+        "every 15 minutes by the clock (Europe/Berlin)",
+        True,
     ),
     ("cron-weekdays", "30 9 * * 1-5", "UTC", "at 09:30, Monday through Friday (UTC)", True),
-    ("cron-every-15", "*/15 * * * *", "UTC", "every 15 minutes (UTC)", True),
+    ("cron-every-15", "*/15 * * * *", "UTC", "every 15 minutes by the clock (UTC)", True),
+    ("cron-step-not-dividing", "*/45 * * * *", "UTC", "every hour at :00 and :45 (UTC)", True),
+    (
+        "cron-hour-step",
+        "0 */5 * * *",
+        "UTC",
+        "at 00:00, 05:00, 10:00, 15:00 and 20:00 (UTC)",
+        True,
+    ),
+    (
+        "cron-like-cron-descriptor",
+        "*/10 9-17 * * MON-FRI",
+        "UTC",
+        "every 10 minutes by the clock, between 09:00 and 17:59, Monday through Friday (UTC)",
+        True,
+    ),
     ("cron-or", "0 9 1 * MON", "UTC", "at 09:00, on the 1st of the month or on Monday (UTC)", True),
-    ("interval", "every 15m", "UTC", "every 15 minutes, starting January 5, 2026 at 8:00", True),
+    (
+        "cron-nearest-weekday",
+        "0 9 15W * *",
+        "UTC",
+        "at 09:00, on the weekday nearest the 15th of the month (UTC) (not put into words: "
+        "day-of-month 15W: the weekday nearest that day)",
+        False,
+    ),
+    (
+        "interval",
+        "every 15m",
+        "UTC",
+        "every 15 minutes of elapsed time, starting January 5, 2026 at 8:00 (UTC)",
+        True,
+    ),
 ]
 
 
@@ -75,7 +138,8 @@ ENGLISH = [
     ("every weekday at 9am", "every weekday at 9:00 (Europe/Berlin)"),
     (
         "every 2 weeks on Monday and Thursday at 17:30",
-        "every 2 weeks on Monday and Thursday at 17:30 (Europe/Berlin)",
+        "every 2 weeks on Monday and Thursday at 17:30, starting January 5, 2026 at 9:00 "
+        "(Europe/Berlin)",
     ),
     (
         "on the last Friday of every month at 18:00",
@@ -83,7 +147,10 @@ ENGLISH = [
     ),
     ("every weekend at 10am", "every weekend at 10:00 (Europe/Berlin)"),
     ("daily at 9:30pm", "every day at 21:30 (Europe/Berlin)"),
-    ("every other week on friday at 17:00", "every 2 weeks on Friday at 17:00 (Europe/Berlin)"),
+    (
+        "every other week on friday at 17:00",
+        "every 2 weeks on Friday at 17:00, starting January 5, 2026 at 9:00 (Europe/Berlin)",
+    ),
     (
         "every month on the 1st and 15th at 8:00",
         "every month on the 1st and the 15th at 8:00 (Europe/Berlin)",
@@ -92,7 +159,7 @@ ENGLISH = [
         "yearly in december on the 24th at 18:00",
         "every year on December 24 at 18:00 (Europe/Berlin)",
     ),
-    ("every day at 9am and 5pm", "every day at 9 and 17 (Europe/Berlin)"),
+    ("every day at 9am and 5pm", "every day at 9:00 and 17:00 (Europe/Berlin)"),
 ]
 
 
@@ -100,9 +167,10 @@ ENGLISH = [
 def test_english_round_trips_through_describe(phrase: str, expected: str) -> None:
     schedule = parse_schedule(phrase, "Europe/Berlin", anchor=_ANCHOR)
     assert schedule.describe().text == expected
-    assert (
-        parse_schedule(expected.rsplit(" (", 1)[0], "Europe/Berlin", anchor=_ANCHOR).describe().text
-        == expected
+    back = parse_schedule(expected, "UTC", anchor=_ANCHOR)  # the text names its zone
+    assert back.describe().text == expected
+    assert back.between(_ANCHOR, _ANCHOR.replace(year=2027)) == schedule.between(
+        _ANCHOR, _ANCHOR.replace(year=2027)
     )
 
 

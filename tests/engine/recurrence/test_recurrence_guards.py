@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -41,11 +41,22 @@ BAD = [
         "BYMONTHDAY=32: day of month must be 1..31 or -31..-1",
     ),
     ("unknown-zone", "FREQ=DAILY", "Mars/Olympus", "unknown time zone 'Mars/Olympus'"),
-    ("cron-7-fields", "0 9 * * * * 2026", "UTC", "7 fields"),
+    ("cron-7-fields", "0 9 * * * * 2026", "UTC", "cron with 7 fields (seconds and year fields)"),
+    ("cron-6-fields", "0 0 9 * * *", "UTC", "cron with 6 fields (a seconds or a year field)"),
+    ("cron-reboot", "@reboot", "UTC", "@reboot is not supported"),
+    ("cron-unknown-alias", "@fortnightly", "UTC", "'@fortnightly': unknown cron alias"),
+    ("cron-nth-with-day", "0 9 1 * FRI#2", "UTC", "together with the other day field"),
     ("cron-bad-minute", "61 9 * * *", "UTC", "minute field '61'"),
-    ("secondly", "FREQ=SECONDLY", "UTC", "FREQ=SECONDLY"),
+    ("secondly", "FREQ=SECONDLY", "UTC", "runs 1 s apart at the closest"),
     ("too-frequent-rrule", "FREQ=MINUTELY;BYSECOND=0,30", "UTC", "30 s apart"),
-    ("too-frequent-interval", "every 10s", "UTC", "below the minimum"),
+    ("too-frequent-interval", "every 10s", "UTC", "this tenant's minimum is 60 s"),
+    ("count-too-many-digits", "FREQ=DAILY;COUNT=1000000000", "UTC", "at most 999999999"),
+    (
+        "count-past-the-calendar",
+        "FREQ=YEARLY;COUNT=100000",
+        "UTC",
+        "COUNT=100000: only 7974 occurrences fit before the end of year 9999",
+    ),
     ("unknown-part", "FREQ=DAILY;BYFOO=1", "UTC", "BYFOO"),
     ("count-and-until", "FREQ=DAILY;COUNT=2;UNTIL=20300101T000000Z", "UTC", "COUNT and UNTIL"),
     (
@@ -204,7 +215,7 @@ def test_unbounded_rule_shows_its_cap() -> None:
     result = preview(parse_schedule("FREQ=DAILY", "UTC", anchor=_ANCHOR), _ANCHOR, 2)
     assert result.ends == datetime(2036, 1, 1, 12, tzinfo=UTC)
     assert (result.ends_by, result.finite) == ("cap", False)
-    assert any("horizon cap" in warning for warning in result.warnings)
+    assert "stops at the horizon on 2036-01-01, 10 years after 2026-01-01" in result.warnings[0]
 
 
 def test_missing_day_warning_names_the_day() -> None:
@@ -212,11 +223,12 @@ def test_missing_day_warning_names_the_day() -> None:
     assert "skips months without a 31st day" in preview(schedule, _ANCHOR, 3).warnings
 
 
-def test_count_beyond_horizon_is_capped_visibly() -> None:
+def test_count_beyond_horizon_is_honoured() -> None:
     schedule = parse_schedule("FREQ=YEARLY;COUNT=50", "UTC", anchor=_ANCHOR)
-    result = preview(schedule, _ANCHOR, 50)
-    assert len(result.occurrences) == 10
-    assert result.ends_by == "cap"
+    result = preview(schedule, _ANCHOR - timedelta(minutes=1), 60)
+    assert len(result.occurrences) == 50
+    assert (result.ends_by, result.ends) == ("count", datetime(2075, 1, 1, 12, tzinfo=UTC))
+    assert not any("horizon" in warning for warning in result.warnings)
 
 
 def test_date_until_includes_its_day() -> None:
@@ -231,10 +243,11 @@ def test_date_until_includes_its_day() -> None:
 
 def test_tenant_limits_apply() -> None:
     strict = ScheduleLimits(min_interval_s=3600)
-    with pytest.raises(InvalidSchedule, match="below the minimum of 3600 s"):
-        parse_schedule("every 30m", "UTC", anchor=_ANCHOR, limits=strict)
-    with pytest.raises(InvalidSchedule, match="1800 s apart"):
-        parse_schedule("*/30 * * * *", "UTC", anchor=_ANCHOR, limits=strict)
+    message = "runs 1800 s apart at the closest; this tenant's minimum is 3600 s (min_interval_s)"
+    for spelling in ("every 30m", "*/30 * * * *", "FREQ=MINUTELY;INTERVAL=30", "PT30M"):
+        with pytest.raises(InvalidSchedule) as caught:
+            parse_schedule(spelling, "UTC", anchor=_ANCHOR, limits=strict)
+        assert caught.value.reason == message
     relaxed = ScheduleLimits(min_interval_s=1, allow_secondly=True)
     secondly = parse_schedule("FREQ=SECONDLY;INTERVAL=10", "UTC", anchor=_ANCHOR, limits=relaxed)
     assert secondly.next_after(_ANCHOR) == datetime(2026, 1, 1, 12, 0, 10, tzinfo=UTC)
@@ -275,7 +288,9 @@ def test_cron_day_fields_follow_vixie(expression: str, days: list[int]) -> None:
 
 
 def test_english_that_is_not_understood_suggests_rrule() -> None:
-    with pytest.raises(InvalidSchedule, match=r"not understood.*FREQ=WEEKLY") as caught:
+    with pytest.raises(
+        InvalidSchedule, match=r"'except holidays': not understood.*RRULE"
+    ) as caught:
         parse_schedule("every weekday at 9am except holidays", "UTC", anchor=_ANCHOR)
     assert caught.value.position == len("every weekday at 9am ")
 

@@ -1,127 +1,192 @@
-"""Property tests: the fast `next_after` equals plain dateutil evaluation from DTSTART, and
-next_after / between / preview agree, increase strictly, skip EXDATEs and terminate."""
+"""Property tests: our evaluation equals plain dateutil (and croniter) evaluated from the start,
+and next_after / between / preview agree, increase strictly, skip EXDATEs and terminate.
+
+The references are independent of our code: dateutil iterated from DTSTART (bounded by a
+signal alarm, since dateutil itself can loop for minutes on rules that never occur), each wall
+time mapped to instants by the documented DST policy, COUNT counted in runs.
+"""
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Generator, Iterator
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
-from itertools import pairwise
+from itertools import islice, pairwise
+from random import Random
 from zoneinfo import ZoneInfo
 
+import pytest
+from croniter import croniter
 from dateutil.rrule import rrulestr
-from hypothesis import HealthCheck, example, given, reject, settings
+from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
+from schedule_strategies import ZONES, random_cron, random_rrule
 
-from engine.recurrence import DstGap, DstRepeat, InvalidSchedule, parse_schedule, preview
+from engine.recurrence import DstGap, DstRepeat, InvalidSchedule, ScheduleLimits, parse_schedule
+from engine.recurrence import preview as build_preview
 
-_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-_DAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+_SETTINGS = settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
+_ANCHOR = datetime(2026, 1, 5, 8, tzinfo=UTC)
+_LIMITS = ScheduleLimits(min_interval_s=1, allow_secondly=True)
+_HORIZON_YEARS = 10
+
+
+class _Slow(Exception):
+    pass
+
+
+def _bounded(walls: Iterator[datetime], seconds: float = 1.0) -> Iterator[datetime]:
+    """dateutil's walls, given up (reject) once dateutil itself has taken `seconds`: the alarm
+    is armed only while dateutil computes the next wall."""
+
+    def alarm(*_: object) -> None:
+        raise _Slow
+
+    previous = signal.signal(signal.SIGALRM, alarm)
+    budget = seconds
+    try:
+        while True:
+            signal.setitimer(signal.ITIMER_REAL, budget)
+            try:
+                wall = next(walls)
+            except StopIteration:
+                return
+            finally:
+                budget = max(signal.setitimer(signal.ITIMER_REAL, 0)[0], 1e-3)
+            yield wall
+    except _Slow:
+        reject()
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 @st.composite
-def rules(draw: st.DrawFn) -> tuple[str, datetime, timedelta]:
-    """(RRULE text, DTSTART in UTC, how far after DTSTART to query)."""
-    freq = draw(st.sampled_from(["YEARLY", "MONTHLY", "WEEKLY", "DAILY", "HOURLY", "MINUTELY"]))
-    parts = [f"FREQ={freq}", f"INTERVAL={draw(st.integers(1, 5))}"]
-    if draw(st.booleans()):
-        parts.append("BYDAY=" + ",".join(draw(st.sets(_byday(freq), min_size=1, max_size=3))))
-    numbered = any("BYDAY=" in p and p[-3] in "0123456789" for p in parts)
-    if freq == "YEARLY" and not numbered and draw(st.booleans()):
-        weeks = draw(st.sets(st.integers(1, 53) | st.integers(-53, -1), min_size=1, max_size=3))
-        parts.append("BYWEEKNO=" + ",".join(map(str, sorted(weeks))))
-    if freq in ("YEARLY", "HOURLY") and draw(st.integers(0, 3)) == 0:
-        yeardays = draw(
-            st.sets(st.integers(1, 366) | st.integers(-366, -1), min_size=1, max_size=3)
-        )
-        parts.append("BYYEARDAY=" + ",".join(map(str, sorted(yeardays))))
-    if draw(st.integers(0, 3)) == 0:
-        parts.append(f"WKST={draw(st.sampled_from(_DAYS))}")
-    if freq in ("YEARLY", "MONTHLY", "DAILY") and draw(st.booleans()):
-        days = draw(st.sets(st.integers(1, 31) | st.integers(-31, -1), min_size=1, max_size=4))
-        parts.append("BYMONTHDAY=" + ",".join(map(str, sorted(days))))
-    if freq in ("YEARLY", "MONTHLY") and draw(st.booleans()):
-        months = draw(st.sets(st.integers(1, 12), min_size=1, max_size=4))
-        parts.append("BYMONTH=" + ",".join(map(str, sorted(months))))
-    if freq in ("YEARLY", "MONTHLY", "WEEKLY", "DAILY") and draw(st.booleans()):
-        parts.append(
-            "BYHOUR="
-            + ",".join(map(str, sorted(draw(st.sets(st.integers(0, 23), min_size=1, max_size=3)))))
-        )
-    if (
-        freq in ("MONTHLY", "YEARLY", "WEEKLY", "DAILY")
-        and any(p.startswith("BY") for p in parts)
-        and draw(st.booleans())
-    ):
-        parts.append(f"BYSETPOS={draw(st.sampled_from([1, 2, 3, -1, -2, 7]))}")
-    if draw(st.booleans()):
-        parts.append(f"COUNT={draw(st.integers(1, 60))}")
-    dtstart = draw(st.datetimes(datetime(2016, 1, 1), datetime(2026, 1, 1))).replace(
-        microsecond=0, tzinfo=UTC
-    )
-    span_days = 20 if freq in ("HOURLY", "MINUTELY") else 900
-    offset = draw(st.timedeltas(timedelta(0), timedelta(days=span_days)))
-    return ";".join(parts), dtstart, offset
+def dated_rules(draw: st.DrawFn) -> tuple[str, datetime, timedelta]:
+    """(RRULE, DTSTART wall time, how far after DTSTART to query)."""
+    rnd = draw(st.randoms(use_true_random=False))
+    rule = random_rrule(rnd)
+    start = datetime(2016, 1, 1) + timedelta(seconds=rnd.randint(0, 10 * 365 * 86400))
+    sub_daily = any(f"FREQ={f}" in rule for f in ("HOURLY", "MINUTELY", "SECONDLY"))
+    offset = timedelta(seconds=rnd.randint(0, (20 if sub_daily else 900) * 86400))
+    return rule, start, offset
 
 
-def _byday(freq: str) -> st.SearchStrategy[str]:
-    """Plain weekdays, plus numbered ones (1MO, -1FR, 20MO) where RFC 5545 allows them."""
-    plain = st.sampled_from(_DAYS)
-    if freq not in ("MONTHLY", "YEARLY"):
-        return plain
-    limit = 5 if freq == "MONTHLY" else 53
-    numbers = st.integers(1, limit) | st.integers(-limit, -1)
-    return plain | st.builds(lambda n, d: f"{n}{d}", numbers, plain)
+def _reference_runs(
+    rule: str, wall: datetime, zone: str, gap: DstGap, repeat: DstRepeat
+) -> Generator[datetime]:
+    """Plain dateutil from DTSTART, each wall time mapped by the documented DST policy, COUNT
+    counting runs (instants), and the horizon for a rule with neither COUNT nor UNTIL."""
+    tz = ZoneInfo(zone)
+    count = next((int(p[6:]) for p in rule.split(";") if p.startswith("COUNT=")), None)
+    plain = ";".join(_local_until(p, tz) for p in rule.split(";") if not p.startswith("COUNT="))
+    cap = None
+    if count is None and "UNTIL=" not in rule:
+        start = max(wall, _ANCHOR.astimezone(tz).replace(tzinfo=None, second=0))
+        cap = start.replace(year=start.year + _HORIZON_YEARS, day=min(start.day, 28))
+    seen: set[datetime] = set()
+    for local in _bounded(iter(rrulestr(f"DTSTART:{wall:%Y%m%dT%H%M%S}\nRRULE:{plain}"))):
+        if cap is not None and local > cap:
+            return
+        for at in _instants(local, tz, gap, repeat):
+            if at not in seen:
+                seen.add(at)
+                yield at
+                if count is not None and len(seen) == count:
+                    return
 
 
-def _parse(rule: str, dtstart: datetime, exdates: str = "") -> object:
-    text = f"DTSTART:{dtstart:%Y%m%dT%H%M%SZ} {exdates}RRULE:{rule}"
+def _local_until(part: str, tz: ZoneInfo) -> str:
+    """UNTIL in UTC as the zone's wall time (how a TZID DTSTART reads it)."""
+    if not part.startswith("UNTIL="):
+        return part
+    until = datetime.strptime(part[6:], "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC)
+    return f"UNTIL={until.astimezone(tz):%Y%m%dT%H%M%S}"
+
+
+def _instants(wall: datetime, tz: ZoneInfo, gap: DstGap, repeat: DstRepeat) -> list[datetime]:
+    first = wall.replace(tzinfo=tz).astimezone(UTC)
+    exists = first.astimezone(tz).replace(tzinfo=None) == wall
+    found = [first] if exists or gap is DstGap.SHIFT else []
+    second = wall.replace(tzinfo=tz, fold=1).astimezone(UTC)
+    if exists and repeat is DstRepeat.BOTH and second != first:
+        found.append(second)
+    return found
+
+
+def _reference_after(runs: Generator[datetime], instant: datetime) -> datetime | None:
+    """The first run after `instant` (runs near a DST change may come slightly out of order)."""
+    best = None
+    with closing(runs):  # closing disarms the alarm of `_bounded`
+        for at in runs:
+            if at > instant and (best is None or at < best):
+                best = at
+            if best is not None and at - timedelta(days=2) > best:
+                break
+    return best
+
+
+@_SETTINGS
+@given(
+    dated_rules(),
+    st.sampled_from(ZONES),
+    st.sampled_from(list(DstGap)),
+    st.sampled_from(list(DstRepeat)),
+)
+def test_next_after_equals_plain_dateutil_under_every_dst_policy(
+    case: tuple[str, datetime, timedelta], zone: str, gap: DstGap, repeat: DstRepeat
+) -> None:
+    rule, wall, offset = case
+    text = f"DTSTART;TZID={zone}:{wall:%Y%m%dT%H%M%S} RRULE:{rule}"
+    options = {"anchor": _ANCHOR, "limits": _LIMITS, "dst_gap": gap, "dst_repeat": repeat}
     try:
-        return parse_schedule(text, "UTC")
+        schedule = parse_schedule(text, "UTC", **options)  # type: ignore[arg-type]
     except InvalidSchedule:
         reject()
-
-
-def _plain_after(rule: str, dtstart: datetime, instant: datetime) -> datetime | None:
-    cap = dtstart.replace(year=dtstart.year + 10, day=min(dtstart.day, 28))
-    until = "" if "COUNT" in rule else f";UNTIL={cap:%Y%m%dT%H%M%SZ}"
-    plain = rrulestr(f"DTSTART:{dtstart:%Y%m%dT%H%M%SZ}\nRRULE:{rule}{until}")
-    found = plain.after(instant)
-    return found if found is None or found <= cap else None  # COUNT is capped too
+    instant = wall.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC) + offset
+    expected = _reference_after(_reference_runs(rule, wall, zone, gap, repeat), instant)
+    got = schedule.next_after(instant)
+    assert (got.astimezone(UTC) if got else None) == expected
 
 
 @_SETTINGS
-@given(rules())
-# dateutil's first WEEKLY period runs from DTSTART's day, not from WKST (BYSETPOS sees it)
-@example(
-    ("FREQ=WEEKLY;BYDAY=TU,MO;WKST=TU;BYSETPOS=1", datetime(2016, 1, 1, tzinfo=UTC), timedelta(0))
-)
-# a sparse sub-daily rule: walking day by day in dateutil would take seconds
-@example(
-    (
-        "FREQ=MINUTELY;BYMONTH=2;BYMONTHDAY=29;BYHOUR=23;BYMINUTE=59",
-        datetime(2024, 3, 1, tzinfo=UTC),
-        timedelta(days=30),
-    )
-)
-def test_fast_next_after_equals_plain_dateutil(case: tuple[str, datetime, timedelta]) -> None:
-    rule, dtstart, offset = case
-    schedule = _parse(rule, dtstart)
-    instant = dtstart + offset
-    assert schedule.next_after(instant) == _plain_after(rule, dtstart, instant)
+@given(st.randoms(use_true_random=False), st.integers(0, 500_000))
+def test_cron_equals_croniter(rnd: Random, minutes: int) -> None:
+    """In UTC (no DST), with Vixie's OR/AND of the day fields."""
+    expression = random_cron(rnd)
+    anchor = _ANCHOR + timedelta(minutes=minutes)
+    try:
+        schedule = parse_schedule(expression, "UTC", anchor=anchor, limits=_LIMITS)
+    except InvalidSchedule:
+        reject()
+    fields = expression.split()
+    day_or = not (fields[2].startswith(("*", "?")) or fields[4].startswith(("*", "?")))
+    it = croniter(expression, anchor.replace(tzinfo=None), day_or=day_or)
+    horizon = anchor.replace(year=anchor.year + _HORIZON_YEARS, tzinfo=None)
+    expected = [wall for wall in (it.get_next(datetime) for _ in range(20)) if wall <= horizon]
+    got = [o.at.replace(tzinfo=None) for o in islice(schedule.occurrences_after(anchor), 20)]
+    assert got == expected[: len(got)] and len(got) >= min(len(expected), 20)
 
 
 @_SETTINGS
-@given(rules())
+@given(dated_rules())
 def test_next_after_agrees_with_between_and_preview(case: tuple[str, datetime, timedelta]) -> None:
-    rule, dtstart, offset = case
-    schedule = _parse(rule, dtstart)
-    start = dtstart + offset
-    listed = preview(schedule, start, 8).occurrences
+    rule, wall, offset = case
+    try:
+        schedule = parse_schedule(
+            f"DTSTART:{wall:%Y%m%dT%H%M%SZ} RRULE:{rule}", "UTC", anchor=_ANCHOR, limits=_LIMITS
+        )
+    except InvalidSchedule:
+        reject()
+    start = wall.replace(tzinfo=UTC) + offset
+    listed = build_preview(schedule, start, 8).occurrences
     chained, at = [], start
     for _ in range(8):
-        at = schedule.next_after(at)
-        if at is None:
+        found = schedule.next_after(at)
+        if found is None:
             break
-        chained.append(at)
+        chained.append(found)
+        at = found
     assert listed == chained
     assert all(a < b for a, b in pairwise(chained))
     if chained:
@@ -130,72 +195,44 @@ def test_next_after_agrees_with_between_and_preview(case: tuple[str, datetime, t
 
 
 @_SETTINGS
-@given(rules(), st.integers(0, 5))
+@given(dated_rules(), st.integers(0, 5))
 def test_exdates_never_returned(case: tuple[str, datetime, timedelta], skip: int) -> None:
-    rule, dtstart, offset = case
-    plain = _parse(rule, dtstart)
-    start = dtstart + offset
-    first = preview(plain, start, 6).occurrences
+    rule, wall, offset = case
+    text = f"DTSTART:{wall:%Y%m%dT%H%M%SZ} RRULE:{rule}"
+    try:
+        plain = parse_schedule(text, "UTC", anchor=_ANCHOR, limits=_LIMITS)
+    except InvalidSchedule:
+        reject()
+    start = wall.replace(tzinfo=UTC) + offset
+    first = build_preview(plain, start, 6).occurrences
     if len(first) <= skip:
         reject()
     excluded = first[skip]
-    schedule = _parse(rule, dtstart, f"EXDATE:{excluded.astimezone(UTC):%Y%m%dT%H%M%SZ} ")
-    got = preview(schedule, start, 6).occurrences
+    stamp = f"EXDATE:{excluded.astimezone(UTC):%Y%m%dT%H%M%SZ} "
+    try:
+        schedule = parse_schedule(stamp + text, "UTC", anchor=_ANCHOR, limits=_LIMITS)
+    except InvalidSchedule:
+        reject()  # the EXDATE removed its only occurrence
+    got = build_preview(schedule, start, 6).occurrences
     assert excluded not in got
     assert got[:skip] == first[:skip]
 
 
-_ZONES = [
-    "Europe/Berlin",
-    "America/New_York",
-    "Australia/Lord_Howe",
-    "Pacific/Apia",
-    "Asia/Kolkata",
-]
+@pytest.mark.parametrize("zone", ZONES)
+def test_zone_changes_match_the_c_implementation(zone: str) -> None:
+    """`transitions` reads zoneinfo's pure-Python twin: its changes must be the C module's."""
+    from engine.recurrence.transitions import transitions
 
-
-def _reference_next(
-    rule: str, dtstart_wall: datetime, zone: str, gap: DstGap, repeat: DstRepeat, instant: datetime
-) -> datetime | None:
-    """Plain dateutil from DTSTART, each wall time mapped by the documented DST policy."""
     tz = ZoneInfo(zone)
-    cap = dtstart_wall.replace(year=dtstart_wall.year + 10, day=min(dtstart_wall.day, 28))
-    until = "" if "COUNT" in rule else f";UNTIL={cap:%Y%m%dT%H%M%S}"
-    best: datetime | None = None
-    for wall in rrulestr(f"DTSTART:{dtstart_wall:%Y%m%dT%H%M%S}\nRRULE:{rule}{until}"):
-        if wall > cap:
-            break
-        first = wall.replace(tzinfo=tz).astimezone(UTC)
-        exists = first.astimezone(tz).replace(tzinfo=None) == wall
-        instants = [first] if exists or gap is DstGap.SHIFT else []
-        if exists and repeat is DstRepeat.BOTH:
-            instants.append(wall.replace(tzinfo=tz, fold=1).astimezone(UTC))
-        for at in instants:
-            if at > instant and (best is None or at < best):
-                best = at
-        if best is not None and first - timedelta(days=2) > best:
-            break  # no later wall time can map before the instant already found
-    return best
-
-
-@_SETTINGS
-@given(
-    rules(),
-    st.sampled_from(_ZONES),
-    st.sampled_from(list(DstGap)),
-    st.sampled_from(list(DstRepeat)),
-)
-def test_dst_policies_match_reference_in_real_zones(
-    case: tuple[str, datetime, timedelta], zone: str, gap: DstGap, repeat: DstRepeat
-) -> None:
-    rule, dtstart, offset = case
-    wall = dtstart.replace(tzinfo=None)
-    text = f"DTSTART;TZID={zone}:{wall:%Y%m%dT%H%M%S} RRULE:{rule}"
-    try:
-        schedule = parse_schedule(text, "UTC", dst_gap=gap, dst_repeat=repeat)
-    except InvalidSchedule:
-        reject()
-    instant = dtstart + offset
-    got = schedule.next_after(instant)
-    expected = _reference_next(rule, wall, zone, gap, repeat, instant)
-    assert (got.astimezone(UTC) if got else None) == expected
+    low, high = datetime(1990, 1, 1, tzinfo=UTC), datetime(2060, 1, 1, tzinfo=UTC)
+    changes = transitions(tz, low, high)
+    points = [low] + [change.at for change in changes] + [high]
+    for change in changes:
+        assert (change.at - timedelta(seconds=1)).astimezone(tz).utcoffset() == change.before
+        assert change.at.astimezone(tz).utcoffset() == change.after
+    for a, b in pairwise(points):  # no change between two found ones
+        middle = a + (b - a) / 2
+        assert (
+            middle.astimezone(tz).utcoffset()
+            == (a + timedelta(seconds=1)).astimezone(tz).utcoffset()
+        )

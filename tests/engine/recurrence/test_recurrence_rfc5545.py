@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from rfc5545_examples import EXAMPLES
+from support.rfc5545_examples import EXAMPLES
 
 from engine.recurrence import parse_schedule, preview
 
