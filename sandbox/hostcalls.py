@@ -1,6 +1,7 @@
 """The engine side of every host-API call, shared by all runtimes.
 
-Whatever the runtime, a guest's `kv.get/set/delete/keys`, `emit` and `log` arrive here as an
+Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if`, `emit` and `log` arrive
+here as an
 operation name and JSON-decoded arguments. This is where they are checked (exact built-in
 types, sizes, counts) before the engine's `HostApi` ever sees them, so a `str` subclass with a
 lying `__eq__` or a 10 MB key cannot reach the store.
@@ -89,6 +90,17 @@ class HostSession:
     async def _kv_delete(self, key: Any) -> None:
         await self._host.kv_delete(self._key(key))
 
+    async def _kv_incr(self, key: Any, by: Any) -> None:
+        if type(by) not in (int, float):
+            raise HostCallRefused(f"kv.incr amount must be a number, not {type(by).__name__}")
+        await self._host.kv_incr(self._key(key), by)
+
+    async def _kv_set_if(self, key: Any, expected: Any, value: Any) -> bool:
+        exact_key = self._key(key)
+        expected = exact_json(expected, self._limits.value_bytes, "expected value")
+        value = exact_json(value, self._limits.value_bytes, "value")
+        return bool(await self._host.kv_set_if(exact_key, expected, value))
+
     async def _kv_keys(self, prefix: Any) -> list[str]:
         keys = await self._host.kv_keys(self._key(prefix, "prefix"))
         return [str(k) for k in keys]
@@ -126,6 +138,16 @@ _OPERATIONS = {
     "kv_set": HostSession._kv_set,
     "kv_delete": HostSession._kv_delete,
     "kv_keys": HostSession._kv_keys,
+    "kv_incr": HostSession._kv_incr,
+    "kv_set_if": HostSession._kv_set_if,
     "emit": HostSession._emit,
 }
-_ARITY = {"kv_get": 1, "kv_set": 2, "kv_delete": 1, "kv_keys": 1, "emit": 2}
+_ARITY = {
+    "kv_get": 1,
+    "kv_set": 2,
+    "kv_delete": 1,
+    "kv_keys": 1,
+    "kv_incr": 2,
+    "kv_set_if": 3,
+    "emit": 2,
+}

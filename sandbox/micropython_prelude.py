@@ -17,7 +17,8 @@ run) and parses JSON slowly (~750 fuel a character), so a run does little of eit
   context (`__context`) the first time the script reads an attribute of it.
 
 A trivial run makes two host calls. Calls named `__...` belong to the prelude; everything else
-is the tenant's host API (the prelude names the kv operations `get`, `set`, `delete`, `keys`).
+is the tenant's host API (the prelude names the kv operations `get`, `set`, `delete`, `keys`,
+`incr`, `set_if`).
 Answers are JSON: `[value]`, or the refusal's message as a string, or `1` when the answer did
 not fit the room offered and must be fetched with `__again`.
 `print` is routed over the same channel (WASI stdout is not connected at all), so output is
@@ -77,6 +78,12 @@ class kv:
 
     def keys(self, key=""):
         return call("keys", key)
+
+    def incr(self, key, value=1):
+        call("incr", key, value)
+
+    def set_if(self, key, expected, value):
+        return call("set_if", key, expected, value)
 
 
 # ctx and ctx.rule: attributes are read from `_`, the context fetched on first use.

@@ -44,7 +44,14 @@ MAX_SCRIPT_BYTES = 48 * 1024
 MAX_PAYLOAD_BYTES = 2 * 1024 * 1024
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
 #: to load, while each new one costs ~7 000 fuel a run.
-_KV_OPS = {"get": "kv_get", "set": "kv_set", "delete": "kv_delete", "keys": "kv_keys"}
+_KV_OPS = {
+    "get": "kv_get",
+    "set": "kv_set",
+    "delete": "kv_delete",
+    "keys": "kv_keys",
+    "incr": "kv_incr",
+    "set_if": "kv_set_if",
+}
 _ENOTSUP = 58
 _HEAP = "ran out of memory (MicroPython's heap is 1 MiB)"
 _I32 = wasmtime.ValType.i32()
