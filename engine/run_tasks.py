@@ -79,7 +79,7 @@ class RunTasks:
                 if not await self._still_claimed(state, claimed, seen):
                     return
                 completion = await self._execute(state, claimed)
-            self._ended(state, claimed, completion)
+                self._ended(state, claimed, completion)  # before the slot goes to a next run
             recorded = await self.completer.submit(completion)
             if recorded is Recorded.COMMITTED:
                 state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
