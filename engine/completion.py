@@ -40,8 +40,9 @@ class Recorded(StrEnum):
 
     COMMITTED = "committed"
     """Recorded with its effects."""
-    CONFLICT = "conflict"
-    """Recorded without effects: its kv reads no longer held; the action runs again."""
+    RUNS_AGAIN = "runs_again"
+    """Recorded without effects for a reason not the script's (its kv reads no longer held,
+    the database was away); the action runs again."""
     LOST = "lost"
     """Recorded without effects: its claim no longer held."""
     UNSTORABLE = "unstorable"
@@ -67,6 +68,8 @@ class Completion:
     #: The action's attempts allowed (None: as it was; a run again for a reason not the
     #: script's adds one).
     max_attempts: int | None = None
+    #: Its kv writes and events are not to be committed (the run is recorded as not committed).
+    discards_effects: bool = False
 
     @property
     def action_id(self) -> int:
@@ -82,7 +85,8 @@ class Completion:
         run = self.run | {"error": f"{error}; its effects were discarded"}
         if run["attempt"] >= MAX_FREE_ATTEMPTS:
             reason = reason or SkipReason.ATTEMPTS
-            return replace(self, status="failed", reason=reason, run=run, kv=None, events=[])
+            failed = replace(self, status="failed", reason=reason, run=run, kv=None, events=[])
+            return replace(failed, discards_effects=True)
         allowed = (
             int(self.action["max_attempts"]) if self.max_attempts is None else self.max_attempts
         )
@@ -95,6 +99,7 @@ class Completion:
             kv=None,
             events=[],
             max_attempts=allowed + 1,
+            discards_effects=True,
         )
 
 
@@ -106,12 +111,12 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     rerun = await _commit_kv(conn, [c for c in batch if c.action_id in held])
     batch = [rerun.get(c.action_id, c) for c in batch]
     await queue.set_outcomes(conn, [_outcome(c) for c in batch if c.action_id in held])
-    conflicted = set(rerun)
-    committed = held - conflicted
+    committed = {c.action_id for c in batch if c.action_id in held and not c.discards_effects}
     await conn.execute(
         runs.insert(), [c.run | {"committed": c.action_id in committed} for c in batch]
     )
-    emitting = [c for c in batch if c.action_id in committed and c.events]
+    # Held runs whose effects are discarded keep only the engine's own events (run.failed).
+    emitting = [c for c in batch if c.action_id in held and c.events]
     run_ids = await _run_ids(conn, emitting)
     await outbox.insert_events(
         conn,
@@ -125,13 +130,13 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
         conn,
         [(c.action["tenant_id"], c.run["started_at"].date(), 1, c.cpu_ms) for c in batch],
     )
-    return {c.action_id: _recorded(c.action_id, committed, conflicted) for c in batch}
+    return {c.action_id: _recorded(c, held, committed) for c in batch}
 
 
-def _recorded(action_id: int, committed: set[int], conflicted: set[int]) -> Recorded:
-    if action_id in committed:
+def _recorded(c: Completion, held: set[int], committed: set[int]) -> Recorded:
+    if c.action_id in committed:
         return Recorded.COMMITTED
-    return Recorded.CONFLICT if action_id in conflicted else Recorded.LOST
+    return Recorded.RUNS_AGAIN if c.action_id in held else Recorded.LOST
 
 
 def _outcome(c: Completion) -> dict[str, Any]:
@@ -166,14 +171,16 @@ async def _commit_kv(conn: AsyncConnection, batch: Sequence[Completion]) -> dict
 async def _run_ids(
     conn: AsyncConnection, batch: Sequence[Completion]
 ) -> dict[tuple[int, int], int]:
-    """{(action id, attempt): run id} of the committed runs just inserted for `batch` (one per
-    attempt: only a held claim commits). Read back only for runs that emitted events: an
-    insert that returns ids makes SQLAlchemy render a statement per batch, which cost more
-    than the plain insert of the whole batch."""
+    """{(action id, attempt): run id} of the runs just inserted for `batch`: the newest of
+    their attempt (a node that lost the claim may have recorded the same attempt before).
+    Read back only for runs that emitted events: an insert that returns ids makes SQLAlchemy
+    render a statement per batch, which cost more than the plain insert of the whole batch."""
     if not batch:
         return {}
-    query = select(runs.c.id, runs.c.action_id, runs.c.attempt).where(
-        runs.c.action_id.in_({c.action_id for c in batch}), runs.c.committed.is_(True)
+    query = (
+        select(runs.c.id, runs.c.action_id, runs.c.attempt)
+        .where(runs.c.action_id.in_({c.action_id for c in batch}))
+        .order_by(runs.c.id)
     )
     return {(row.action_id, row.attempt): row.id for row in await conn.execute(query)}
 

@@ -182,6 +182,7 @@ def unstorable(completion: Completion, detail: str) -> Completion:
         run=run,
         kv=None,
         events=failed if status == "failed" else [],
+        discards_effects=True,
     )
 
 
