@@ -69,7 +69,11 @@ async def _drain(node: Node, grace_s: float) -> None:
     running = list(node.runs.tasks.values())
     if not running or grace_s <= 0:
         return
-    log.info("stopping: waiting up to %.0f s for %d runs to finish", grace_s, len(running))
+    log.info(
+        "stopping: waiting up to %.0f s for %d runs to finish (a second stop signal ends the wait)",
+        grace_s,
+        len(running),
+    )
     ended = asyncio.create_task(asyncio.wait(running))
     hurry = asyncio.create_task(node.hurry.wait())
     try:

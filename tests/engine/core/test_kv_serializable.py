@@ -43,7 +43,8 @@ INCR_WAT = """(module
   (memory (export "memory") 1)
   (data (i32.const 0) "counter")
   (data (i32.const 16) "1")
-  (func (export "main") (drop (call $incr (i32.const 0) (i32.const 7) (i32.const 16) (i32.const 1)))))
+  (func (export "main")
+    (drop (call $incr (i32.const 0) (i32.const 7) (i32.const 16) (i32.const 1)))))
 """
 SET_IF_WAT = """(module
   (import "cadenza" "kv_set_if" (func $set_if (param i32 i32 i32 i32 i32 i32) (result i32)))

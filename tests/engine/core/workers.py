@@ -18,14 +18,17 @@ WORKER_ENV = {
 
 
 def start_worker(
-    database_url: str, node: str, log_dir: Path, *args: str
+    database_url: str, node: str, log_dir: Path, *args: str, **env: str
 ) -> subprocess.Popen[bytes]:
-    with (log_dir / f"{node}.log").open("ab") as log:
+    """`cadenza worker` named `node` (empty: its default name); `env` adds or overrides
+    settings (`CADENZA_…`)."""
+    named = {"CADENZA_NODE_NAME": node} if node else {}
+    with (log_dir / f"{node or 'default'}.log").open("ab") as log:
         return subprocess.Popen(
             [CADENZA, "worker", "--db", database_url, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=cli_env(CADENZA_NODE_NAME=node, **WORKER_ENV),
+            env=cli_env(**named, **(WORKER_ENV | env)),
         )
 
 
