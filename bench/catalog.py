@@ -10,4 +10,5 @@ SCENARIOS: dict[str, str] = {
     "sandbox": "per-run overhead of each runtime; runs/s with both cores busy",
     "preview": "schedule evaluation median/p99; pathological rejection time",
     "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
+    "fairness": "a tenant saturating the node: the other tenant's lateness and misfires",
 }

@@ -131,9 +131,11 @@ async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Draine
 
 
 @contextlib.asynccontextmanager
-async def running_worker(url: str, log_path: Path) -> AsyncIterator[Child]:
+async def running_worker(
+    url: str, log_path: Path, settings: dict[str, str] | None = None
+) -> AsyncIterator[Child]:
     """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit."""
-    worker = start_cadenza(["worker", "--db", url], log_path)
+    worker = start_cadenza(["worker", "--db", url], log_path, settings)
     try:
         yield Child(worker, log_path)
     finally:
