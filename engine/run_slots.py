@@ -121,6 +121,8 @@ class RunSlots:
             tenant_id = min(eligible, key=lambda t: (self._held[t], self._waiting[t][0].rank[1]))
             waiter = heapq.heappop(self._waiting[tenant_id])
             self._drop_if_empty(tenant_id)
+            if waiter.future.done():  # cancelled, its task not yet told: not a taker
+                continue
             self._held[tenant_id] += 1
             self._in_use += 1
             waiter.future.set_result(None)

@@ -73,6 +73,19 @@ class TenantState:
         return max(0, min(self._window - unfinished, claimed_cap))
 
     @property
+    def overtaking_room(self) -> int:
+        """How many more may be claimed past a full window by higher-priority actions: half a
+        window, within the bound on claimed actions."""
+        unfinished = len(self.in_flight) - len(self.recording)
+        claimed_cap = RECORDING_WINDOWS * self._window - len(self.in_flight)
+        return max(0, min(self._window * 3 // 2 - unfinished, claimed_cap))
+
+    def lowest_waiting_priority(self) -> int | None:
+        """The lowest priority among claimed runs that have not ended."""
+        waiting = [c for i, c in self.in_flight.items() if i not in self.recording]
+        return min((int(c.action["priority"]) for c in waiting), default=None)
+
+    @property
     def has_room_to_refill(self) -> bool:
         """Half the claim window is free: worth one claim transaction for several actions
         (claiming one action per finished run would cost a transaction per action), while the

@@ -141,3 +141,18 @@ def _check_state(slots: RunSlots, made: list[Holder], limits: dict[str, int], to
     for t in waiting:
         if running[t] < limits[t]:
             assert free == 0 or (free <= slots.reserve and running[t] >= share), (t, running)
+
+
+async def test_a_waiter_cancelled_before_it_notices_is_not_granted_a_slot() -> None:
+    slots = RunSlots(2)
+    async with holders() as made:
+        first = Holder(slots, "a", limit=1)
+        made.append(first)
+        await _settle()
+        waiting = [Holder(slots, "a", limit=1) for _ in range(2)]
+        made += waiting
+        await _settle()
+        waiting[0].task.cancel()  # its future is cancelled now, its task runs later
+        first.finish()  # the slot is handed out before the cancelled task resumes
+        await _settle()
+        assert waiting[1].started.is_set() and slots.held("a") == 1
