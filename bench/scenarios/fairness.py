@@ -39,22 +39,6 @@ NOT_RUN = ("misfire", "overlap", "grace")
 CASE = "A: 20 scripts of 4.5 s every 5 s; B: 4 one-offs/s + a rule every 1 s"
 
 
-def _one_off(tenant_id: str, code: str, due_at: datetime, now: datetime) -> dict[str, object]:
-    return {
-        "tenant_id": tenant_id,
-        "runtime": "python",
-        "code": code,
-        "params": {},
-        "timeout_ms": 5000,
-        "memory_mb": 128,
-        "scheduled_at": due_at,
-        "due_at": due_at,
-        "status": "pending",
-        "max_attempts": 1,
-        "created_at": now,
-    }
-
-
 def _every_second(
     tenant_id: str, start: datetime, end: datetime, now: datetime
 ) -> tuple[dict[str, object], dict[str, object]]:
@@ -90,12 +74,12 @@ async def _load(db: AsyncEngine, a: str, b: str, start: datetime, duration_s: fl
     now = datetime.now(UTC)
     waves = math.ceil(duration_s / A_PERIOD_S)
     rows = [
-        _one_off(a, NEAR_TIMEOUT, start + timedelta(seconds=w * A_PERIOD_S), now)
+        ours.one_off(a, NEAR_TIMEOUT, start + timedelta(seconds=w * A_PERIOD_S))
         for w in range(waves)
         for _ in range(A_SCRIPTS)
     ]
     rows += [
-        _one_off(b, TRIVIAL_PYTHON, start + timedelta(seconds=n / B_RATE_PER_S), now)
+        ours.one_off(b, TRIVIAL_PYTHON, start + timedelta(seconds=n / B_RATE_PER_S))
         for n in range(int(duration_s * B_RATE_PER_S))
     ]
     rule, first = _every_second(b, start, start + timedelta(seconds=duration_s), now)

@@ -21,6 +21,7 @@ from support.processes import run_cli
 from waiting import eventually
 from workers import start_worker, stop
 
+from bench.ours import one_off
 from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs
 from tenants.db import SQLITE_BUSY_TIMEOUT_MS, create_engine
@@ -40,19 +41,7 @@ async def _load(db: AsyncEngine) -> str:
     async with db.begin() as conn:
         tenant, _ = await create_tenant(conn, "acme")
         rows = [
-            {
-                "tenant_id": tenant.id,
-                "runtime": "python",
-                "code": SCRIPT,
-                "params": {},
-                "timeout_ms": 5000,
-                "memory_mb": 128,
-                "scheduled_at": now + timedelta(seconds=2 + n / RATE_PER_S),
-                "due_at": now + timedelta(seconds=2 + n / RATE_PER_S),
-                "status": "pending",
-                "max_attempts": 1,
-                "created_at": now,
-            }
+            one_off(tenant.id, SCRIPT, now + timedelta(seconds=2 + n / RATE_PER_S))
             for n in range(ACTIONS)
         ]
         await insert_actions(conn, rows)

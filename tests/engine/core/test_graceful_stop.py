@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 from workers import start_worker, stop
 
+from bench.ours import one_off
 from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs
 from tenants.registry import create_tenant
@@ -33,22 +34,7 @@ async def _load(db: AsyncEngine, count: int, sleep_s: float, due_in_s: float) ->
     async with db.begin() as conn:
         for t in range(TENANTS if count > 1 else 1):
             tenant, _ = await create_tenant(conn, f"t{t}")
-            rows += [
-                {
-                    "tenant_id": tenant.id,
-                    "runtime": "python",
-                    "code": SCRIPT,
-                    "params": {"sleep_s": sleep_s},
-                    "timeout_ms": 5000,
-                    "memory_mb": 128,
-                    "scheduled_at": due,
-                    "due_at": due,
-                    "status": "pending",
-                    "max_attempts": 1,
-                    "created_at": now,
-                }
-                for _ in range(count)
-            ]
+            rows += [one_off(tenant.id, SCRIPT, due, params={"sleep_s": sleep_s})] * count
         await insert_actions(conn, rows)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+from counters import READ_MODIFY_WRITE
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
@@ -20,13 +21,6 @@ from sandbox import Sandbox
 from tenants.registry import create_tenant, update_tenant
 
 ACTIONS = 30
-COUNTER = """
-import time
-def main(ctx):
-    v = ctx.kv.get('counter', 0)
-    time.sleep(ctx.params['sleep_s'])
-    ctx.kv.set('counter', v + 1)
-"""
 CASES = {"c1-instant": (1, 0.0), "c1-slow": (1, 0.2), "c4-instant": (4, 0.0), "c4-slow": (4, 0.2)}
 
 
@@ -41,7 +35,7 @@ async def _tenants(db: AsyncEngine, sandbox: Sandbox) -> dict[str, str]:
         for n in range(ACTIONS):
             params = {"sleep_s": sleep_s}
             await service.submit_action(
-                tenant.id, run_at=now, key=f"a{n}", code=COUNTER, params=params
+                tenant.id, run_at=now, key=f"a{n}", code=READ_MODIFY_WRITE, params=params
             )
         made[name] = tenant.id
     return made

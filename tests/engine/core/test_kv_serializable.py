@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import pytest
+from counters import READ_MODIFY_WRITE
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
@@ -20,15 +21,6 @@ from sandbox import Sandbox, SandboxConfig
 from tenants.registry import update_tenant
 
 ACTIONS = 24
-#: Read-modify-write: the kind of script that lost updates when runs overlapped.
-GET_SET = """
-import time
-def main(ctx):
-    n = ctx.kv.get("counter", 0)
-    time.sleep(ctx.params["sleep_s"])
-    ctx.kv.set("counter", n + 1)
-    return n
-"""
 INCR_PY = "def main(ctx):\n    ctx.kv.incr('counter', 2)\n    ctx.kv.incr('counter', -1)\n"
 #: `set_if` as a lock: only one run may see the key absent and take it.
 SET_IF_PY = """
@@ -111,7 +103,9 @@ async def test_read_modify_write_counter_counts_every_run(
     sleep_s: float,
 ) -> None:
     service = await _engine(db, sandbox, engine_config, clock, tenant_id, concurrency)
-    await _submit_all(service, tenant_id, clock, code=GET_SET, params={"sleep_s": sleep_s})
+    await _submit_all(
+        service, tenant_id, clock, code=READ_MODIFY_WRITE, params={"sleep_s": sleep_s}
+    )
     try:
         await service.start()
         await eventually(lambda: _all_finished(db, tenant_id, ACTIONS), timeout_s=120)

@@ -4,13 +4,14 @@ priority 0 is among the first runs."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 
+from bench.ours import one_off
 from engine.clock import ManualClock
 from engine.service import EngineService
 from engine.store.actions import insert_actions
@@ -18,25 +19,14 @@ from engine.store.tables import actions, runs
 from engine.tenant_loop import CLAIM_AHEAD
 from tenants.registry import update_tenant
 
-CODE = "def main(ctx):\n    return ctx.params.get('p', 0)\n"
+CODE = "def main(ctx):\n    return None\n"
 BACKLOG = 1000
 
 
-async def _backlog(db: AsyncEngine, tenant_id: str, due_at: object, priority: int, n: int) -> None:
-    row = {
-        "tenant_id": tenant_id,
-        "runtime": "python",
-        "code": CODE,
-        "params": {"p": priority},
-        "timeout_ms": 5000,
-        "memory_mb": 128,
-        "scheduled_at": due_at,
-        "due_at": due_at,
-        "status": "pending",
-        "max_attempts": 1,
-        "priority": priority,
-        "created_at": due_at,
-    }
+async def _backlog(
+    db: AsyncEngine, tenant_id: str, due_at: datetime, priority: int, n: int
+) -> None:
+    row = one_off(tenant_id, CODE, due_at, priority=priority)
     async with db.begin() as conn:
         await update_tenant(conn, tenant_id, quotas={"max_concurrency": 1})
         await insert_actions(conn, [row] * n)
