@@ -12,6 +12,7 @@ from support.processes import CADENZA, cli_env
 #: Short leases, so a killed worker's claims are taken over within seconds.
 WORKER_ENV = {
     "CADENZA_LEASE_S": "2",
+    "CADENZA_LEASE_MARGIN_S": "1",
     "CADENZA_MAX_CONCURRENCY": "2",
     "CADENZA_LOG_LEVEL": "warning",
 }
