@@ -125,6 +125,15 @@ def _load(
         conn.execute(store.jobs_t.insert(), rows)
 
 
+def _wait_until_removed(store: SQLAlchemyJobStore, timeout_s: float = 30.0) -> None:
+    """Until the scheduler has removed every fired job from the store: it removes a job after
+    handing it to its thread pool, so the last job can fire first, and a shutdown in between
+    made the scheduler's thread fail on a job it could no longer find."""
+    deadline = time.monotonic() + timeout_s
+    while store.get_next_run_time() is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def fire_all(
     url: str,
     peer: Peer,
@@ -154,6 +163,7 @@ def fire_all(
     try:
         if not _tally.done.wait(timeout=max(offsets_s, default=0) + lead_s + 300):
             raise TimeoutError(f"{peer}: only {len(_tally.lateness_s)} of {len(offsets_s)} fired")
+        _wait_until_removed(store)
     finally:
         scheduler.shutdown(wait=True)
         engine.dispose()
