@@ -9,9 +9,10 @@ The name is `CADENZA_NODE_NAME` when set, else the first of `<host>`, `<host>-2`
 live process holds: on SQLite (one node per file) that is always `<host>`; several nodes of
 one machine on PostgreSQL each get the same name back after a restart as long as they restart
 in the order they started (a node takes the first name whose holder is gone). A name's holder
-is alive while it heartbeats (`engine_nodes`) and, on the same machine, while its process runs
-(pid, start time and boot id, so a reused pid is not mistaken for it). A configured name held
-by a live process is refused: two live nodes must never share a name.
+(`engine_nodes`) is alive, on this machine, while its process runs (pid, start time and boot
+id, so a reused pid is not mistaken for it; Linux's /proc), and on another machine while it
+heartbeats within `lease_s`. A configured name held by a live process is refused: two live
+nodes must never share a name.
 """
 
 from __future__ import annotations
@@ -41,14 +42,19 @@ class Incarnation:
 
     @classmethod
     def current(cls) -> Incarnation:
-        pid = os.getpid()
+        return cls.of_process(os.getpid())
+
+    @classmethod
+    def of_process(cls, pid: int) -> Incarnation:
+        """The running process `pid` of this machine."""
         return cls(socket.gethostname(), f"{_boot_id()}/{pid}/{_start_ticks(pid)}")
 
+    @property
+    def is_local(self) -> bool:
+        return self.host == socket.gethostname()
+
     def is_running(self) -> bool:
-        """Whether this process still runs. Another machine's processes cannot be seen from
-        here: they count as running (their heartbeat says whether they are alive)."""
-        if self.host != socket.gethostname():
-            return True
+        """Whether this process (of this machine) still runs."""
         boot_id, _, rest = self.token.partition("/")
         pid, _, ticks = rest.partition("/")
         if boot_id != _boot_id() or not pid.isdigit() or not ticks:
@@ -104,11 +110,15 @@ def _defaults(host: str) -> list[str]:
 
 
 def _holder(row: RowMapping | None, now: datetime, lease_s: float) -> Incarnation | None:
-    """The live process holding a name, if one does."""
-    if row is None or row["heartbeat_at"] < now - timedelta(seconds=lease_s):
+    """The live process holding a name, if one does: on this machine, whether its process
+    runs (a node whose loop stalled past its heartbeat is still alive); on another, whether
+    it heartbeat within `lease_s`."""
+    if row is None:
         return None
     holder = Incarnation(row["host"] or "", row["incarnation"] or "")
-    return holder if holder.is_running() else None
+    if holder.is_local:
+        return holder if holder.is_running() else None
+    return holder if row["heartbeat_at"] >= now - timedelta(seconds=lease_s) else None
 
 
 def _in_use(name: str, row: RowMapping | None, now: datetime) -> str:
