@@ -17,6 +17,7 @@ tries again, backing off, until the database answers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from datetime import datetime
@@ -34,6 +35,11 @@ from engine.store.faults import is_unavailable
 log = logging.getLogger("cadenza.engine")
 #: How long the first finished run of a batch waits for others to share its transaction.
 LINGER_S = 0.01
+#: How long start marks wait for a finished run to share its transaction: in a burst runs end
+#: all the time and the marks ride along; a transaction for marks alone cost SQLite's write
+#: lock a fifth more transactions (and claims their turn). A run that started this recently
+#: before its node died counts as not started.
+START_LINGER_S = 0.2
 
 Item = tuple[Completion, "asyncio.Future[Recorded]"]
 
@@ -44,7 +50,9 @@ class Completer:
         self._batch_size = batch_size
         self._items: list[Item] = []
         self._starts: list[StartMark] = []
+        #: Something waits to be written; a finished run waits to be recorded.
         self._ready = asyncio.Event()
+        self._submitted = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -52,6 +60,7 @@ class Completer:
         """Queue a completion; the future says what became of it once it is recorded."""
         future: asyncio.Future[Recorded] = asyncio.get_running_loop().create_future()
         self._items.append((completion, future))
+        self._submitted.set()
         self._wake()
         return future
 
@@ -71,12 +80,18 @@ class Completer:
     async def run(self) -> None:
         while True:
             await self._ready.wait()
+            if not self._items:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._submitted.wait(), START_LINGER_S)
             if len(self._items) < self._batch_size:
                 await asyncio.sleep(LINGER_S)
             self._ready.clear()
+            self._submitted.clear()
             batch, self._items = self._items[: self._batch_size], self._items[self._batch_size :]
             starts, self._starts = self._starts, []
             await self._record(batch, starts)
+            if self._items:
+                self._submitted.set()
             if self._items or self._starts:
                 self._ready.set()
             else:

@@ -22,11 +22,8 @@ lower-priority runs waiting for a slot.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import itertools
-from collections import Counter
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
 
@@ -49,7 +46,7 @@ class RunSlots:
     def __init__(self, total: int) -> None:
         self.total = total
         self.reserve = reserve_for(total)
-        self._held: Counter[str] = Counter()
+        self._held: dict[str, int] = {}
         self._in_use = 0
         self._waiting: dict[str, list[_Waiter]] = {}
         self._arrivals = itertools.count()
@@ -59,18 +56,10 @@ class RunSlots:
         return self.total - self._in_use
 
     def held(self, tenant_id: str) -> int:
-        return self._held[tenant_id]
+        return self._held.get(tenant_id, 0)
 
-    @contextlib.asynccontextmanager
-    async def slot(self, tenant_id: str, limit: int, priority: int = 0) -> AsyncIterator[None]:
-        """Hold one slot for `tenant_id` (which may hold at most `limit`) while inside."""
-        await self._acquire(tenant_id, limit, priority)
-        try:
-            yield
-        finally:
-            self._release(tenant_id)
-
-    async def _acquire(self, tenant_id: str, limit: int, priority: int) -> None:
+    async def acquire(self, tenant_id: str, limit: int, priority: int = 0) -> None:
+        """Wait for a slot for `tenant_id` (which may hold at most `limit`); `release` it."""
         future = asyncio.get_running_loop().create_future()
         queue = self._waiting.setdefault(tenant_id, [])
         heapq.heappush(queue, _Waiter((-priority, next(self._arrivals)), future, limit))
@@ -79,16 +68,16 @@ class RunSlots:
             await future
         except asyncio.CancelledError:
             if future.done() and not future.cancelled():
-                self._release(tenant_id)  # granted as it was cancelled: give it back
+                self.release(tenant_id)  # granted as it was cancelled: give it back
             else:
                 self._forget(tenant_id, future)
             raise
 
-    def _release(self, tenant_id: str) -> None:
+    def release(self, tenant_id: str) -> None:
         self._in_use -= 1
-        self._held[tenant_id] -= 1
-        if self._held[tenant_id] <= 0:
-            del self._held[tenant_id]
+        held = self._held.pop(tenant_id) - 1
+        if held > 0:
+            self._held[tenant_id] = held
         self._hand_out()
 
     def _forget(self, tenant_id: str, future: asyncio.Future[None]) -> None:
@@ -103,26 +92,33 @@ class RunSlots:
             self._waiting.pop(tenant_id, None)
 
     def _share(self) -> int:
-        active = len(set(self._held) | set(self._waiting))
+        active = len(self._held.keys() | self._waiting.keys())
         return max(1, self.total // max(2, active))
 
-    def _may_take(self, tenant_id: str) -> bool:
-        held = self._held[tenant_id]
-        if held >= self._waiting[tenant_id][0].limit or self.free <= 0:
-            return False
-        return self.free > self.reserve or held < self._share()
+    def _next_taker(self) -> str | None:
+        """The waiting tenant that may take a free slot and holds the fewest (then the one
+        whose first run came first), if any. One pass: it runs at every start and end."""
+        share, from_pool = self._share(), self.free > self.reserve
+        best, best_rank = None, (0, 0)
+        for tenant_id, queue in self._waiting.items():
+            held = self._held.get(tenant_id, 0)
+            if held >= queue[0].limit or (not from_pool and held >= share):
+                continue
+            rank = (held, queue[0].rank[1])
+            if best is None or rank < best_rank:
+                best, best_rank = tenant_id, rank
+        return best
 
     def _hand_out(self) -> None:
         """Grant free slots, each to the eligible waiting tenant holding the fewest."""
-        while True:
-            eligible = [t for t in self._waiting if self._may_take(t)]
-            if not eligible:
+        while self.free > 0 and self._waiting:
+            tenant_id = self._next_taker()
+            if tenant_id is None:
                 return
-            tenant_id = min(eligible, key=lambda t: (self._held[t], self._waiting[t][0].rank[1]))
             waiter = heapq.heappop(self._waiting[tenant_id])
             self._drop_if_empty(tenant_id)
             if waiter.future.done():  # cancelled, its task not yet told: not a taker
                 continue
-            self._held[tenant_id] += 1
+            self._held[tenant_id] = self._held.get(tenant_id, 0) + 1
             self._in_use += 1
             waiter.future.set_result(None)

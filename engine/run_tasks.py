@@ -75,11 +75,14 @@ class RunTasks:
         try:
             await self._until_due(claimed)
             quota = state.profile.quotas.max_concurrency
-            async with self.slots.slot(state.tenant_id, quota, claimed.action["priority"]):
+            await self.slots.acquire(state.tenant_id, quota, claimed.action["priority"])
+            try:
                 if not await self._still_claimed(state, claimed, seen):
                     return
                 completion = await self._execute(state, claimed)
                 self._ended(state, claimed, completion)  # before the slot goes to a next run
+            finally:
+                self.slots.release(state.tenant_id)
             recorded = await self.completer.submit(completion)
             if recorded is Recorded.COMMITTED:
                 state.count_run(completion.run["started_at"].date(), completion.cpu_ms)

@@ -115,13 +115,13 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
         due = claimable(rows, state, now, room)
         if not due and room == 0:
             state.wake.clear()
-            due = await _overtaking(node, state, now) if changed or not rows else []
+            due = await _overtaking(node, state, now) if changed else []
             if not due:
                 state.is_waiting_for_room = True
                 await deps.clock.sleep_until(None, state.wake, cap.total_seconds())
                 state.is_waiting_for_room = False
-                if deps.clock.now() - read_at > cap:
-                    rows, read_at = (), deps.clock.now()  # others may have changed the queue
+                if deps.clock.now() - read_at > cap:  # other nodes may have changed the queue
+                    state.is_changed, read_at = True, deps.clock.now()
                 continue
         elif not due:
             state.wake.clear()

@@ -25,9 +25,12 @@ class Holder:
         self.task = asyncio.create_task(self._hold(slots, limit))
 
     async def _hold(self, slots: RunSlots, limit: int) -> None:
-        async with slots.slot(self.tenant, limit, self.priority):
+        await slots.acquire(self.tenant, limit, self.priority)
+        try:
             self.started.set()
             await self._done.wait()
+        finally:
+            slots.release(self.tenant)
 
     def finish(self) -> None:
         self._done.set()
