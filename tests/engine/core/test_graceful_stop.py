@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,8 +18,12 @@ from waiting import eventually
 from workers import start_worker, stop
 
 from bench.ours import one_off
+from engine.config import EngineConfig
+from engine.records import RuleSpec
+from engine.service import EngineService
 from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs
+from sandbox import Sandbox
 from tenants.registry import create_tenant
 
 SCRIPT = "import time\ndef main(ctx):\n    time.sleep(ctx.params['sleep_s'])\n"
@@ -124,3 +129,54 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     outcomes = select(runs.c.outcome).order_by(runs.c.attempt)
     async with db.connect() as conn:
         assert [o for (o,) in await conn.execute(outcomes)] == ["killed", "ok"]
+
+
+RULES = 150
+
+
+async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
+    """`RULES` rules of one attempt, every ten minutes from 5 s from now: all due at once."""
+    start = datetime.now(UTC) + timedelta(seconds=5)
+    service = EngineService(db, sandbox, EngineConfig())
+    async with db.begin() as conn:
+        tenant, _ = await create_tenant(conn, "rules")
+    spec = RuleSpec(
+        name="r", schedule="every 10m", code=SCRIPT, params={"sleep_s": 0.3}, max_attempts=1
+    )
+    made = [
+        await service.create_rule(tenant.id, replace(spec, start_at=start)) for _ in range(RULES)
+    ]
+    return [rule.id for rule in made]
+
+
+async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
+    db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    rule_ids = await _rules_due_together(db, sandbox)
+    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    try:
+        await eventually(lambda: _some_done_some_going(db), timeout_s=60)
+        assert _terminate(worker, timeout_s=40) == 0
+    finally:
+        stop(worker)
+    assert await _count(db, _actions(actions.c.status == "running")) == 0
+    restarted = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    try:
+        first_done = _actions(actions.c.status == "succeeded")
+        await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)
+    finally:
+        stop(restarted)
+    per_rule = select(actions.c.rule_id, actions.c.status, func.count()).group_by(
+        actions.c.rule_id, actions.c.status
+    )
+    async with db.connect() as conn:
+        counts = {(r, s): n for r, s, n in await conn.execute(per_rule)}
+        outcomes = dict(
+            (
+                await conn.execute(select(runs.c.outcome, func.count()).group_by(runs.c.outcome))
+            ).all()
+        )
+    for rule_id in rule_ids:
+        assert counts[(rule_id, "succeeded")] == 1, "its first occurrence ran once"
+        assert counts[(rule_id, "pending")] == 1, "its next occurrence was planned once"
+    assert outcomes == {"ok": RULES}, "no attempt was recorded that did not run"
