@@ -7,17 +7,12 @@ engine and the data layer receive plain values, they never read the environment.
 from __future__ import annotations
 
 import os
-import socket
 from typing import Any, Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from tenants.db import DEFAULT_URL
-
-
-def _default_node() -> str:
-    return f"{socket.gethostname()}-{os.getpid()}"
 
 
 class Settings(BaseSettings):
@@ -29,7 +24,11 @@ class Settings(BaseSettings):
     host: str = Field("127.0.0.1", description="Address `serve` listens on.")
     port: int = Field(8000, ge=0, le=65535, description="Port `serve` listens on.")
     admin_token: str | None = Field(None, description="Operator token for /v1/admin.")
-    node_name: str = Field(default_factory=_default_node, description="This node's name.")
+    node_name: str = Field(
+        "",
+        max_length=100,
+        description="This node's name; empty: `<host>` (or `<host>-2`, ...), kept across restarts.",
+    )
     demo: bool = Field(True, description="Create a demo tenant in an empty database.")
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Cadenza's own records from this level up."
@@ -41,6 +40,12 @@ class Settings(BaseSettings):
         default_factory=lambda: os.cpu_count() or 2, ge=1, description="Sandbox runs at once."
     )
     lease_s: float = Field(30.0, gt=0, description="Tenant lease length for scale-out.")
+    lease_margin_s: float = Field(
+        15.0, gt=0, description="A claim's lease beyond its run's timeout, until renewed."
+    )
+    stop_grace_s: float = Field(
+        30.0, ge=0, description="How long a stop lets started runs finish before interrupting."
+    )
     horizon_years: int = Field(10, ge=1, le=100, description="UNTIL cap of open-ended rules.")
     retention_ok_days: int = Field(30, ge=1, description="Days successful runs are kept.")
     retention_failed_days: int = Field(90, ge=1, description="Days failed runs are kept.")

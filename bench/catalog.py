@@ -11,4 +11,5 @@ SCENARIOS: dict[str, str] = {
     "preview": "schedule evaluation median/p99; pathological rejection time",
     "next_after": "next_after of SECONDLY/MINUTELY/HOURLY rules vs `every Ns` and APScheduler",
     "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
+    "fairness": "a tenant saturating the node: the other tenant's lateness and misfires",
 }

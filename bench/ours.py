@@ -57,30 +57,39 @@ async def prepare(url: str, tenant_count: int, label: str) -> tuple[AsyncEngine,
     return db, [tenant.id for tenant, _key in created]
 
 
+def one_off(
+    tenant_id: str, code: str, due_at: datetime, runtime: str = "python", **extra: object
+) -> dict[str, object]:
+    """The row of a pending one-off action with one attempt (`extra` overrides columns), for
+    loading a workload straight into the store."""
+    return {
+        "tenant_id": tenant_id,
+        "runtime": runtime,
+        "code": code,
+        "params": {},
+        "timeout_ms": 5000,
+        "memory_mb": 128,
+        "scheduled_at": due_at,
+        "due_at": due_at,
+        "status": "pending",
+        "max_attempts": 1,
+        "created_at": datetime.now(UTC),
+    } | extra
+
+
 def action_rows(
     tenant_ids: Sequence[str], workload: Workload, start_at: datetime
 ) -> list[dict[str, object]]:
     """One one-off action per offset, tenants taken round robin."""
-    now = datetime.now(UTC)
-    rows: list[dict[str, object]] = []
-    for index, offset_s in enumerate(workload.offsets_s):
-        due_at = start_at + timedelta(seconds=offset_s)
-        rows.append(
-            {
-                "tenant_id": tenant_ids[index % len(tenant_ids)],
-                "runtime": workload.runtime,
-                "code": workload.code,
-                "params": {},
-                "timeout_ms": 5000,
-                "memory_mb": 128,
-                "scheduled_at": due_at,
-                "due_at": due_at,
-                "status": "pending",
-                "max_attempts": 1,
-                "created_at": now,
-            }
+    return [
+        one_off(
+            tenant_ids[index % len(tenant_ids)],
+            workload.code,
+            start_at + timedelta(seconds=offset_s),
+            workload.runtime,
         )
-    return rows
+        for index, offset_s in enumerate(workload.offsets_s)
+    ]
 
 
 async def _count_finished(db: AsyncEngine, since_id: int) -> int:
@@ -131,9 +140,11 @@ async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Draine
 
 
 @contextlib.asynccontextmanager
-async def running_worker(url: str, log_path: Path) -> AsyncIterator[Child]:
+async def running_worker(
+    url: str, log_path: Path, settings: dict[str, str] | None = None
+) -> AsyncIterator[Child]:
     """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit."""
-    worker = start_cadenza(["worker", "--db", url], log_path)
+    worker = start_cadenza(["worker", "--db", url], log_path, settings)
     try:
         yield Child(worker, log_path)
     finally:

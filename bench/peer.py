@@ -72,6 +72,11 @@ def fire(scheduled_ts: float) -> None:
             _tally.done.set()
 
 
+def hold(seconds: float) -> None:
+    """A job that keeps its thread busy, like a script waiting near its timeout (not tallied)."""
+    time.sleep(seconds)
+
+
 def _wal_normal(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -86,18 +91,26 @@ def _engine(url: str, peer: Peer) -> Engine:
     return engine
 
 
-def _load(scheduler: BackgroundScheduler, store: SQLAlchemyJobStore, due: Sequence[float]) -> None:
-    """Insert one date-triggered job per due instant, in one transaction."""
+def _load(
+    scheduler: BackgroundScheduler,
+    store: SQLAlchemyJobStore,
+    due: Sequence[float],
+    busy: Sequence[tuple[float, float]],
+) -> None:
+    """Insert one date-triggered job per due instant (and a `hold` job per (due, seconds) of
+    `busy`), in one transaction."""
+    jobs = [("fire", due_ts, (due_ts,)) for due_ts in due]
+    jobs += [("hold", due_ts, (seconds,)) for due_ts, seconds in busy]
     rows = []
-    for index, due_ts in enumerate(due):
+    for index, (func, due_ts, args) in enumerate(jobs):
         run_at = datetime.fromtimestamp(due_ts, UTC)
         job = Job(
             scheduler,
             id=f"job-{index}",
-            func="bench.peer:fire",
+            func=f"bench.peer:{func}",
             trigger=DateTrigger(run_date=run_at),
             executor="default",
-            args=(due_ts,),
+            args=args,
             kwargs={},
             name="fire",
             misfire_grace_time=None,
@@ -112,8 +125,24 @@ def _load(scheduler: BackgroundScheduler, store: SQLAlchemyJobStore, due: Sequen
         conn.execute(store.jobs_t.insert(), rows)
 
 
-def fire_all(url: str, peer: Peer, offsets_s: Sequence[float], lead_s: float) -> list[float]:
+def _wait_until_removed(store: SQLAlchemyJobStore, timeout_s: float = 30.0) -> None:
+    """Until the scheduler has removed every fired job from the store: it removes a job after
+    handing it to its thread pool, so the last job can fire first, and a shutdown in between
+    made the scheduler's thread fail on a job it could no longer find."""
+    deadline = time.monotonic() + timeout_s
+    while store.get_next_run_time() is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def fire_all(
+    url: str,
+    peer: Peer,
+    offsets_s: Sequence[float],
+    lead_s: float,
+    busy: Sequence[tuple[float, float]] = (),
+) -> list[float]:
     """Fire one job at each `lead_s + offset` from now; return each job's lateness in ms.
+    `busy` adds (offset, seconds) jobs that hold a worker thread that long, untallied.
 
     Raises TimeoutError if not every job fired within the last offset + 300 s.
     """
@@ -126,13 +155,15 @@ def fire_all(url: str, peer: Peer, offsets_s: Sequence[float], lead_s: float) ->
     )
     start_ts = time.time() + lead_s
     _tally.reset(len(offsets_s))
-    _load(scheduler, store, [start_ts + offset for offset in offsets_s])
+    held = [(start_ts + offset, seconds) for offset, seconds in busy]
+    _load(scheduler, store, [start_ts + offset for offset in offsets_s], held)
     if time.time() > start_ts:
         raise RuntimeError(f"loading {len(offsets_s)} jobs took longer than the {lead_s} s lead")
     scheduler.start()
     try:
         if not _tally.done.wait(timeout=max(offsets_s, default=0) + lead_s + 300):
             raise TimeoutError(f"{peer}: only {len(_tally.lateness_s)} of {len(offsets_s)} fired")
+        _wait_until_removed(store)
     finally:
         scheduler.shutdown(wait=True)
         engine.dispose()

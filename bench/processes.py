@@ -33,11 +33,17 @@ class Child:
         return f"exited with {self.process.returncode}: " + " | ".join(tail)
 
 
-def start_cadenza(args: list[str], log_path: Path) -> subprocess.Popen[bytes]:
-    """`cadenza ARGS…` in the background, stdout and stderr appended to `log_path`."""
+def start_cadenza(
+    args: list[str], log_path: Path, settings: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """`cadenza ARGS…` in the background, stdout and stderr appended to `log_path`, with
+    `settings` (`CADENZA_…` variables) on top of a clean environment."""
     with log_path.open("ab") as log:
         return subprocess.Popen(
-            [CADENZA, *args], stdout=log, stderr=subprocess.STDOUT, env=clean_env()
+            [CADENZA, *args],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=clean_env() | (settings or {}),
         )
 
 

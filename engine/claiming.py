@@ -65,9 +65,16 @@ def decide_all(
 ) -> list[tuple[RowMapping, Decision]]:
     over_quota = state.is_over_quota()
     decided = []
+    #: Rules with an action to run in this batch: a second one overlaps it like a run in flight.
+    running: dict[str, datetime] = {}
     for row in rows:
-        c = Circumstances(now, state.busy_since(row["rule_id"]), over_quota, config.default_grace_s)
-        decided.append((row, decide(row, _schedule(row, config.horizon_years), c)))
+        rule_id = row["rule_id"]
+        since = state.busy_since(rule_id) or running.get(rule_id)
+        c = Circumstances(now, since, over_quota, config.default_grace_s)
+        decision = decide(row, _schedule(row, config.horizon_years), c)
+        if decision.verdict is Verdict.RUN and rule_id is not None:
+            running.setdefault(rule_id, now)
+        decided.append((row, decision))
     return decided
 
 
@@ -83,10 +90,11 @@ async def apply(
     for row, decision in decided:
         by_verdict[decision.verdict].append((row, decision))
     to_run = [row for row, _ in by_verdict[Verdict.RUN]]
-    lease_s = config.lease_s + max((_timeout_s(r) for r in to_run), default=0)
-    won = await queue.claim(conn, to_run, config.node_name, now + timedelta(seconds=lease_s))
+    lease_s = config.lease_margin_s + max((_timeout_s(r) for r in to_run), default=0)
+    won = await queue.claim(conn, to_run, config.node_name, now, now + timedelta(seconds=lease_s))
     finished = await _finish(conn, by_verdict[Verdict.SKIP], "skipped", now)
     expired = await _finish(conn, by_verdict[Verdict.EXPIRE], "expired", now)
+    cancelled = await _finish(conn, by_verdict[Verdict.CANCEL], "cancelled", now)
     chained = [
         (r, d) for r, d in decided if r["id"] in won or r["id"] in finished or r["id"] in expired
     ]
@@ -102,7 +110,7 @@ async def apply(
     )
     claimed = [Claimed(r, won[r["id"]], now) for r in to_run if r["id"] in won]
     deferred = {r["rule_id"] for r, _ in by_verdict[Verdict.DEFER]}
-    return StepResult(claimed, deferred, len(finished) + len(expired), len(planned))
+    return StepResult(claimed, deferred, len(finished | expired | cancelled), len(planned))
 
 
 def _timeout_s(row: Mapping[str, Any]) -> float:

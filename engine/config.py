@@ -9,16 +9,19 @@ from dataclasses import dataclass
 class EngineConfig:
     """How one engine node behaves. The engine never reads the environment itself."""
 
-    #: This node's name, written into claimed actions, runs and tenant leases.
-    node_name: str = "node"
+    #: This node's name, written into claimed actions, runs and tenant leases; empty: a name
+    #: of this machine that survives restarts is chosen at start (`engine.identity`).
+    node_name: str = ""
     #: Sandbox runs in flight at once on this node, over every tenant.
     max_concurrency: int = 4
     #: Tenant lease length (scale-out); a dead node's tenants are taken over after this.
     lease_s: float = 30.0
     #: Longest a loop sleeps before re-checking (clock jumps, changes made by other nodes).
     wake_cap_s: float = 1.0
-    #: Extra lease time on top of a run's timeout before the sweeper may reclaim it.
-    lease_margin_s: float = 30.0
+    #: Lease time of a claim on top of its run's timeout, until the lease renewal (every
+    #: `lease_s / 3`) takes over: after this long past its timeout, a claim of a node that died
+    #: is taken back by the sweeper of another. Keep it above `lease_s / 3`.
+    lease_margin_s: float = 15.0
     #: How often expired run leases are swept.
     sweep_interval_s: float = 5.0
     #: Most due actions read and claimed in one transaction.

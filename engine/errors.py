@@ -75,3 +75,8 @@ class InvalidState(EngineError):
 
 class TenantNotFound(EngineError):
     """No such tenant: check the tenant id."""
+
+
+class NodeNameInUse(EngineError):
+    """Another live node holds this node name: give this node another name
+    (CADENZA_NODE_NAME), or stop the other one first."""

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine, Sequence
-from datetime import datetime, timedelta
+from collections.abc import Awaitable, Callable, Coroutine
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
-
-from sqlalchemy.engine import RowMapping
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
 from engine.delivery import delivery_loop
 from engine.retention import retention_loop
-from engine.store import nodes, outbox, runs
+from engine.store import claims, nodes
+from engine.takeback import Loss, take_back
 
 if TYPE_CHECKING:
     from engine.node import Node
@@ -24,26 +22,37 @@ log = logging.getLogger("cadenza.engine")
 
 
 def housekeeping_loops(node: Node) -> list[Coroutine[Any, Any, None]]:
+    """The duties that stop with the dispatcher (renewal runs on until the node is gone)."""
     return [
-        _every(node, node.deps.config.lease_s / 3, _renew),
-        _every(node, node.deps.config.sweep_interval_s, sweep),
+        _every(node.deps.config.sweep_interval_s, lambda: sweep(node), "sweep"),
         delivery_loop(node.deps),
         retention_loop(node.deps),
     ]
 
 
-async def _every(node: Node, period_s: float, duty: Any) -> None:
+def renewal_loop(node: Node) -> Coroutine[Any, Any, None]:
+    return _every(node.deps.config.lease_s / 3, lambda: renew(node), "lease renewal")
+
+
+async def _every(period_s: float, duty: Callable[[], Awaitable[None]], name: str) -> None:
+    """Run `duty` every `period_s`; a failure is logged once, not once per period, while the
+    database stays unreachable."""
+    failing = False
     while True:
         try:
-            await duty(node)
+            await duty()
         except Exception:
-            log.exception(
-                "engine housekeeping %s failed; retrying in %.1f s", duty.__name__, period_s
-            )
+            if not failing:
+                log.exception("engine %s failed; retrying every %.1f s", name, period_s)
+            failing = True
+        else:
+            if failing:
+                log.info("engine %s works again", name)
+            failing = False
         await asyncio.sleep(period_s)
 
 
-async def _renew(node: Node) -> None:
+async def renew(node: Node) -> None:
     """Heartbeat, renew leases, and give up tenants beyond this node's fair share."""
     config = node.deps.config
     now = node.deps.clock.now()
@@ -51,66 +60,24 @@ async def _renew(node: Node) -> None:
     async with node.deps.write() as conn:
         await nodes.heartbeat(conn, config.node_name, now)
         await nodes.renew_leases(conn, config.node_name, until, node.in_flight_ids())
-        if config.use_tenant_leases:
+        if config.use_tenant_leases and not node.is_stopping:
             await node.rebalance(conn, now)
 
 
 async def sweep(node: Node) -> None:
-    """Return runs whose node died to pending (or fail them), recording the lost attempt."""
+    """Take back the claims of nodes that died: runs not started go back to pending as they
+    were, runs that started are recorded as lost attempts and retried (or fail). This node's
+    own runs in flight are not swept even if their lease lapsed (the database was away): they
+    are still going, and will be recorded."""
     now = node.deps.clock.now()
+    mine = set(node.in_flight_ids())
     async with node.deps.write() as conn:
-        returned, failed = await nodes.reclaim_expired(conn, now)
-        await _record_lost(conn, [*returned, *failed], failed, now)
+        rows = await claims.expired(conn, now)
+        lost = [
+            r for r in rows if r["id"] not in mine or r["claimed_by"] != node.deps.config.node_name
+        ]
+        taken = await take_back(conn, lost, now, Loss.DIED)
         metrics.QUEUE_DEPTH.set(await nodes.due_count(conn, now))
-    metrics.RECLAIMED.inc(len(returned) + len(failed))
-    for row in [*returned, *failed]:
-        node.wake(row["tenant_id"])
-
-
-def _lost_run(r: RowMapping, now: datetime) -> dict[str, Any]:
-    node = r["claimed_by"] or "unknown"
-    return {
-        "tenant_id": r["tenant_id"],
-        "action_id": r["id"],
-        "rule_id": r["rule_id"],
-        "attempt": r["attempt"],
-        "node": node,
-        "runtime": r["runtime"] or "python",
-        "planned_at": r["due_at"],
-        "started_at": now,
-        "finished_at": now,
-        "outcome": "crashed",
-        "error": f"the node running this attempt ({node}) stopped renewing its lease; "
-        "the attempt was lost",
-        "duration_ms": 0.0,
-        "lateness_ms": max(0.0, (now - r["due_at"]).total_seconds() * 1000),
-        "committed": False,
-    }
-
-
-def _failed_event(r: RowMapping, now: datetime) -> dict[str, Any]:
-    payload = {
-        "action_id": r["id"],
-        "rule_id": r["rule_id"],
-        "attempts": r["attempt"],
-        "outcome": "crashed",
-    }
-    return {
-        "tenant_id": r["tenant_id"],
-        "type": "run.failed",
-        "source": "engine",
-        "payload": payload,
-        "rule_id": r["rule_id"],
-        "action_id": r["id"],
-        "created_at": now,
-        "delivery_status": "pending",
-        "next_attempt_at": now,
-    }
-
-
-async def _record_lost(
-    conn: AsyncConnection, lost: Sequence[RowMapping], failed: Sequence[RowMapping], now: datetime
-) -> None:
-    """A lost attempt is a run too (outcome crashed, nothing committed)."""
-    await runs.insert_runs(conn, [_lost_run(r, now) for r in lost])
-    await outbox.insert_events(conn, [_failed_event(r, now) for r in failed])
+    metrics.RECLAIMED.inc(len(taken.retried) + len(taken.failed))
+    for tenant_id in {r["tenant_id"] for r in lost}:
+        node.wake(tenant_id)

@@ -64,9 +64,10 @@ async def timeline(
     now = deps.clock.now()
     # Occurrences up to the rule's creation were never expected of it.
     expected = [at for at in expected if at > rule["created_at"] or at in by_time]
-    entries = [_entry(a["scheduled_at"], [a], runs_of, now) for a in traces]
-    entries += [_entry(at, by_time.pop(at, []), runs_of, now) for at in expected]
-    entries += [_entry(at, found, runs_of, now) for at, found in by_time.items()]
+    paused_at = None if rule["enabled"] else rule["paused_at"]
+    entries = [_entry(a["scheduled_at"], [a], runs_of, now, None) for a in traces]
+    entries += [_entry(at, by_time.pop(at, []), runs_of, now, paused_at) for at in expected]
+    entries += [_entry(at, found, runs_of, now, None) for at, found in by_time.items()]
     return sorted(entries, key=lambda e: e.scheduled_at)
 
 
@@ -75,7 +76,13 @@ def _entry(
     found: Sequence[Mapping[str, Any]],
     runs_of: Mapping[int, list[int]],
     now: datetime,
+    paused_at: datetime | None,
 ) -> TimelineEntry:
+    """One occurrence's fate. Without an action, an occurrence after the pause of a rule that
+    is still paused is `paused`, past or future: none runs until it resumes (resuming records
+    the past ones as skipped/paused)."""
+    if not found and paused_at is not None and at > paused_at:
+        return TimelineEntry(at, "paused", SkipReason.PAUSED, 0, None, ())
     if not found:
         return TimelineEntry(at, "not_yet_due" if at > now else "missed", None, 0, None, ())
     last = max(found, key=lambda a: a["id"])

@@ -1,6 +1,9 @@
 """This process's share of the engine: the dispatcher, tenant loops, runs, and the
 housekeeping loops (sweeper, leases, delivery, retention).
 
+A node starts under a name that survives restarts (`engine.identity`) and first takes back
+what its previous incarnation had claimed (`engine.takeback`), so a restart resumes at once.
+
 The dispatcher keeps no per-tenant timers: it asks the database for the earliest pending
 actions of tenants without a loop, starts a loop for each tenant with work due, and sleeps
 until the next due time (capped, woken at once by a change made in this process). A tenant's
@@ -10,20 +13,24 @@ loop exits when it has nothing due soon, so idle tenants cost nothing.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-from collections.abc import Coroutine
+import random
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine import metrics
+from engine import identity, metrics
+from engine.backoff import Backoff
 from engine.completer import Completer
 from engine.deps import Deps
-from engine.logs import action_ids
-from engine.runner import Claimed, RunEnv, execute
-from engine.store import nodes, queue
+from engine.run_slots import RunSlots
+from engine.run_tasks import RunTasks
+from engine.runner import Claimed
+from engine.store import claims, nodes
+from engine.store.faults import is_unavailable
+from engine.takeback import Loss, take_back
 from engine.tenant_loop import tenant_loop
 from engine.tenant_state import COMPETING_WINDOW_PER_SLOT, WINDOW_PER_SLOT, TenantState
 from tenants.errors import NotFound
@@ -43,15 +50,41 @@ MAX_IDLE_STATES = 10_000
 class Node:
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
-        self._env = RunEnv(deps.sandbox, deps.db, deps.clock, deps.config.node_name)
-        self._slots = asyncio.Semaphore(deps.config.max_concurrency)
-        self._completer = Completer(deps, deps.config.completion_batch_size)
+        self.completer = Completer(deps, deps.config.completion_batch_size)
+        self.slots = RunSlots(deps.config.max_concurrency)
+        self.runs = RunTasks(deps, self.completer, self.slots, self._settled, self.wake)
         self._tenants: dict[str, TenantState] = {}
         self._wake = asyncio.Event()
-        #: For waits that only a deadline ends.
-        self._never = asyncio.Event()
-        self._tasks: set[asyncio.Task[Any]] = set()
-        self._services: list[asyncio.Task[Any]] = []
+        #: The dispatcher and housekeeping: they stop first when the node stops.
+        self.services: list[asyncio.Task[Any]] = []
+        #: The completer and lease renewal: they stop last.
+        self.keepers: list[asyncio.Task[Any]] = []
+        self.is_stopping = False
+        self.hurry = asyncio.Event()
+
+    @classmethod
+    async def started(cls, deps: Deps) -> Node:
+        """Take this node's name, take back its previous incarnation's claims, start."""
+        from engine.housekeeping import housekeeping_loops, renewal_loop
+
+        now = deps.clock.now()
+        async with deps.write() as conn:
+            name = await identity.claim_name(conn, deps.config.node_name, now, deps.config.lease_s)
+            deps.config = replace(deps.config, node_name=name.name)
+            if name.inherits_claims:
+                left = await claims.of_node(conn, name.name)
+                taken = await take_back(conn, left, now, Loss.RESTARTED)
+                _log_taken_back(name.name, len(left), len(taken.given_back))
+        node = cls(deps)
+        node.services = [asyncio.create_task(node._dispatch(), name="cadenza-dispatcher")]
+        node.services += [asyncio.create_task(c) for c in housekeeping_loops(node)]
+        node.keepers = [
+            asyncio.create_task(node.completer.run(), name="cadenza-completer"),
+            asyncio.create_task(renewal_loop(node), name="cadenza-lease-renewal"),
+        ]
+        for task in [*node.services, *node.keepers]:
+            task.add_done_callback(_report_death)
+        return node
 
     def wake(self, tenant_id: str) -> None:
         """A tenant's rules or actions changed: look again now."""
@@ -63,43 +96,28 @@ class Node:
                 state.wake.set()
         self._wake.set()
 
-    async def start(self) -> None:
-        from engine.housekeeping import housekeeping_loops
+    async def stop(self, grace_s: float = 0.0) -> None:
+        """Stop claiming, give back what has not started, let runs finish for up to
+        `grace_s` (or until `hurry` is set), then leave (see `engine.stopping`)."""
+        from engine.stopping import stop
 
-        self._services = [asyncio.create_task(self._dispatch(), name="cadenza-dispatcher")]
-        self._services.append(asyncio.create_task(self._completer.run(), name="cadenza-completer"))
-        self._services += [asyncio.create_task(c) for c in housekeeping_loops(self)]
-
-    async def stop(self) -> None:
-        for task in [*self._services, *self._tasks]:
-            task.cancel()
-        for task in [*self._services, *self._tasks]:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._services.clear()
-        try:
-            async with self.deps.write() as conn:
-                await nodes.release(conn, self.deps.config.node_name)
-                await nodes.forget_node(conn, self.deps.config.node_name)
-        except Exception:  # the leases then expire on their own; nothing is lost
-            log.exception("could not release this node's leases on stop")
+        await stop(self, grace_s)
         metrics.ACTIVE_TENANTS.set(0)
 
-    def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
-        task = asyncio.create_task(coro, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+    def loop_tasks(self) -> list[asyncio.Task[None]]:
+        return [s.loop_task for s in self._tenants.values() if s.loop_task is not None]
 
     async def _dispatch(self) -> None:
+        backoff = Backoff()
         while True:
             try:
-                await self._dispatch_until_failure()
+                await self._dispatch_until_failure(backoff)
             except Exception:
-                log.exception("dispatcher failed; retrying in %.1f s", self.deps.config.wake_cap_s)
-                await asyncio.sleep(self.deps.config.wake_cap_s)
+                if backoff.failures == 0:
+                    log.exception("dispatcher failed; retrying with backoff")
+                await backoff.wait()
 
-    async def _dispatch_until_failure(self) -> None:
+    async def _dispatch_until_failure(self, backoff: Backoff) -> None:
         config = self.deps.config
         while True:
             self._wake.clear()
@@ -118,6 +136,7 @@ class Node:
             soon = now + lead
             due = [t for t, at in rows if at <= soon]
             started = [await self._activate(t) for t in dict.fromkeys(due)]
+            backoff.reset()
             if any(started) and len(due) == len(rows) == DISPATCH_ROWS:
                 continue
             next_at = rows[len(due)][1] - lead if len(rows) > len(due) else None
@@ -132,7 +151,9 @@ class Node:
         state = state or await self._load_state(tenant_id)
         if state is None or state.loop_task is not None:
             return False
-        state.loop_task = self._spawn(self._run_tenant(state), f"cadenza-tenant-{tenant_id}")
+        state.loop_task = asyncio.create_task(
+            self._run_tenant(state), name=f"cadenza-tenant-{tenant_id}"
+        )
         metrics.ACTIVE_TENANTS.inc()
         return True
 
@@ -183,13 +204,15 @@ class Node:
     async def _run_tenant(self, state: TenantState) -> None:
         try:
             await tenant_loop(self, state)
-        except Exception:
-            log.exception(
-                "tenant loop of %s failed; it restarts when work is due",
-                state.tenant_id,
-                extra={"tenant_id": state.tenant_id},
-            )
-            await asyncio.sleep(self.deps.config.wake_cap_s)  # no hot loop on a lasting failure
+        except Exception as exc:
+            if not is_unavailable(exc):  # the dispatcher reports an unreachable database
+                log.exception(
+                    "tenant loop of %s failed; it restarts when work is due",
+                    state.tenant_id,
+                    extra={"tenant_id": state.tenant_id},
+                )
+            # No hot loop on a lasting failure, and no lockstep of every tenant's restart.
+            await asyncio.sleep(self.deps.config.wake_cap_s * random.uniform(0.5, 1.5))
         finally:
             state.loop_task = None
             metrics.ACTIVE_TENANTS.dec()
@@ -203,67 +226,31 @@ class Node:
         if len(self._tenants) > MAX_IDLE_STATES or state.is_stale(self.deps.clock.now()):
             del self._tenants[state.tenant_id]
 
-    async def _until_due(self, due_at: datetime) -> None:
-        """A run claimed ahead (see `engine.tenant_loop.CLAIM_AHEAD`) starts at its due time."""
-        clock, cap_s = self.deps.clock, self.deps.config.wake_cap_s
-        while clock.now() < due_at:
-            await clock.sleep_until(due_at, self._never, cap_s)
-
-    async def _still_claimed(self, state: TenantState, claimed: Claimed, seen: int) -> bool:
-        """Whether a run may start: unless the tenant changed in this process since the claim
-        (`seen` changes then), yes; otherwise only if the change left the claim alone (an edit
-        or pause revokes a claim taken ahead of its due time)."""
-        if state.changes == seen:
-            return True
-        async with self.deps.db.connect() as conn:
-            return await queue.is_claimed(conn, claimed.action["id"], claimed.version)
-
-    @staticmethod
-    def _ended(state: TenantState, claimed: Claimed) -> None:
-        """The run ended: its place in the claim window is free while it is recorded."""
-        state.recording.add(claimed.action["id"])
-        if state.is_waiting_for_room and state.has_room_to_refill:
-            state.wake.set()
+    def _settled(self, state: TenantState) -> None:
+        """A run of a tenant without a loop was recorded: maybe forget it, look again."""
+        self._forget_if_idle(state)
+        self._wake.set()
 
     def in_flight_ids(self) -> list[int]:
         """Actions this node claimed and has not recorded yet."""
-        return [i for state in self._tenants.values() for i in state.in_flight]
+        return list(self.runs.claimed)
 
     def start_run(self, state: TenantState, claimed: Claimed) -> None:
-        state.in_flight[claimed.action["id"]] = claimed
-        metrics.IN_FLIGHT.inc()
-        run = self._run(state, claimed, state.changes)
-        self._spawn(run, f"cadenza-run-{claimed.action['id']}")
+        self.runs.start(state, claimed)
 
-    async def _run(self, state: TenantState, claimed: Claimed, seen: int) -> None:
-        try:
-            await self._until_due(claimed.action["due_at"])
-            if not await self._still_claimed(state, claimed, seen):
-                return
-            async with state.slots, self._slots:
-                completion = await execute(self._env, claimed, state.profile)
-            self._ended(state, claimed)
-            metrics.observe_run(completion.run)
-            committed = await self._completer.submit(completion)
-            if committed:
-                state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
-        except Exception:
-            log.exception(
-                "run of action %s was not recorded; its lease will expire",
-                claimed.action["id"],
-                extra=action_ids(claimed.action),
-            )
-        finally:
-            if state.in_flight.get(claimed.action["id"]) is claimed:
-                del state.in_flight[claimed.action["id"]]
-                state.recording.discard(claimed.action["id"])
-            metrics.IN_FLIGHT.dec()
-            if claimed.action["rule_id"] in state.deferred:
-                state.deferred.discard(claimed.action["rule_id"])
-                state.is_changed = True
-                state.wake.set()
-            elif state.is_waiting_for_room and state.has_room_to_refill:
-                state.wake.set()
-            if state.loop_task is None:
-                self._forget_if_idle(state)
-                self._wake.set()
+
+def _report_death(task: asyncio.Task[Any]) -> None:
+    """A side task must run as long as its node: its end is a bug to see in the log."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("engine task %s died", task.get_name(), exc_info=task.exception())
+
+
+def _log_taken_back(name: str, left: int, given_back: int) -> None:
+    if left:
+        log.warning(
+            "node %s restarted: took back %d claims of its previous run (%d had not "
+            "started and are pending again; the others are retried as lost attempts)",
+            name,
+            left,
+            given_back,
+        )

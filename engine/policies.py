@@ -22,7 +22,7 @@ from typing import Any
 from engine.occurrences import next_occurrence
 from engine.records import MisfirePolicy, OverlapPolicy, SkipReason
 from engine.recurrence import Schedule
-from engine.store.queue import is_chain
+from engine.store.queue import is_chain, was_claimed
 
 #: Missed occurrences recorded one by one (as skipped actions) per catch-up; beyond this the
 #: timeline shows them as `missed`.
@@ -38,6 +38,8 @@ class Verdict(StrEnum):
     """Finish it as expired (past its grace) and emit `action.expired`."""
     DEFER = "defer"
     """Leave it pending: the rule's previous run must end first."""
+    CANCEL = "cancel"
+    """Finish it as cancelled: its rule changed or went since it was planned."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,10 @@ class Circumstances:
 
 def decide(action: Mapping[str, Any], schedule: Schedule | None, c: Circumstances) -> Decision:
     """What to do with one due pending action."""
-    if is_chain(action) and action["attempt"] == 0 and schedule is not None:
+    outdated = _outdated(action)
+    if outdated is not None:
+        return outdated
+    if is_chain(action) and not was_claimed(action) and schedule is not None:
         missed = _misfire(action, schedule, c)
         if missed is not None:
             return missed
@@ -79,6 +84,22 @@ def decide(action: Mapping[str, Any], schedule: Schedule | None, c: Circumstance
         # The run in flight started after this one was due (a catch-up): wait for it.
         return Decision(Verdict.DEFER)
     return Decision(Verdict.SKIP, SkipReason.OVERLAP)
+
+
+def _outdated(action: Mapping[str, Any]) -> Decision | None:
+    """An action of a rule that changed, went or paused since it was planned. A change
+    finishes such actions itself; these are the ones pending again afterwards (a retry, a
+    claim given back or taken back), which must not run the rule's new code, or run at all
+    while it is paused."""
+    if action["rule_id"] is None:
+        return None
+    if action["r_deleted_at"] is not None:
+        return Decision(Verdict.CANCEL, SkipReason.RULE_DELETED)
+    if action["rule_version"] != action["r_version"]:
+        return Decision(Verdict.CANCEL, SkipReason.RULE_CHANGED)
+    if is_chain(action) and not action["r_enabled"]:
+        return Decision(Verdict.SKIP, SkipReason.PAUSED)
+    return None
 
 
 def _misfire(action: Mapping[str, Any], schedule: Schedule, c: Circumstances) -> Decision | None:

@@ -80,6 +80,9 @@ class SkipReason(StrEnum):
     USER = "user"
     LEASE_LOST = "lease_lost"
     ATTEMPTS = "attempts"
+    KV_CONFLICT = "kv_conflict"
+    """Its run read kv values another run changed before it committed: it runs again (and
+    fails with this reason only past `engine.completion.MAX_CONFLICT_ATTEMPTS`)."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +22,7 @@ from engine.host import BufferedHost
 from engine.logs import action_ids
 from engine.occurrences import occurrence_id
 from engine.policies import retry_delay
+from engine.unrecorded import UnrecordedWrites
 from sandbox import (
     Limits,
     Outcome,
@@ -29,10 +30,8 @@ from sandbox import (
     Sandbox,
     SandboxError,
     ScriptContext,
-    clean_json,
     clean_outcome,
 )
-from tenants.kv import DELETED
 from tenants.quotas import TenantProfile
 
 log = logging.getLogger("cadenza.engine")
@@ -97,16 +96,20 @@ class RunEnv:
     node: str
 
 
-async def execute(env: RunEnv, claimed: Claimed, profile: TenantProfile) -> Completion:
-    """Run the action once; never raises for anything the script does."""
+async def execute(
+    env: RunEnv, claimed: Claimed, profile: TenantProfile, unrecorded: UnrecordedWrites
+) -> Completion:
+    """Run the action once; never raises for anything the script does. Its kv reads see the
+    tenant's `unrecorded` writes (runs that ended on this node, not recorded yet)."""
     action = claimed.action
     runtime = str(_pick(action, "runtime"))
-    host = BufferedHost(env.db, action["tenant_id"])
+    limits = limits_for(action, profile)
+    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s)
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
         outcome = await sandbox.runtime(runtime).run(
-            _pick(action, "code"), context_for(claimed), limits_for(action, profile), host
+            _pick(action, "code"), context_for(claimed), limits, host
         )
     except SandboxError as exc:
         log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
@@ -115,12 +118,6 @@ async def execute(env: RunEnv, claimed: Claimed, profile: TenantProfile) -> Comp
     return _completion(
         claimed, runtime, node, clean_outcome(outcome), host, started_at, finished_at, profile
     )
-
-
-def storable_writes(writes: dict[str, Any]) -> dict[str, Any]:
-    """A run's kv writes as they may be stored: values' text is valid UTF-8 without NUL (the
-    sandbox cleans it already; this boundary does not rely on that)."""
-    return {key: value if value is DELETED else clean_json(value) for key, value in writes.items()}
 
 
 def _completion(
@@ -135,39 +132,80 @@ def _completion(
 ) -> Completion:
     action = claimed.action
     ok = outcome.status is OutcomeStatus.OK
-    status, reason, due_at = "succeeded", None, action["due_at"]
-    if not ok and claimed.attempt < action["max_attempts"]:
-        backoff_s = action["r_backoff_s"] or ONE_OFF_BACKOFF_S
-        cap_s = action["r_backoff_max_s"] or ONE_OFF_BACKOFF_MAX_S
-        status, due_at = "pending", finished_at + retry_delay(claimed.attempt, backoff_s, cap_s)
-    elif not ok:
-        status, reason = "failed", "attempts"
+    status, reason, due_at = settle(action, claimed.attempt, ok, finished_at)
     events = [(e.type, e.payload, "script") for e in outcome.events] if ok else []
     if status == "failed":
-        events.append(("run.failed", _failure(claimed, outcome), "engine"))
-    return Completion(
+        failure = _failure(action, claimed.attempt, str(outcome.status), outcome.error)
+        events.append(("run.failed", failure, "engine"))
+    completion = Completion(
         action=action,
         claim_version=claimed.version,
         status=status,
         reason=reason,
         due_at=due_at,
         run=_run_row(claimed, runtime, node, outcome, started_at, finished_at),
-        writes=storable_writes(host.writes) if ok else {},
+        kv=host.changes() if ok else None,
         events=events,
         has_webhook=profile.webhook_url is not None,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),
     )
+    if host.outage is not None and not ok:
+        return completion.run_again(f"the database was unreachable during this run ({host.outage})")
+    return completion
 
 
-def _failure(claimed: Claimed, outcome: Outcome) -> dict[str, Any]:
-    a = claimed.action
+def settle(
+    action: Mapping[str, Any], attempt: int, ok: bool, finished_at: datetime
+) -> tuple[str, str | None, datetime]:
+    """(status, reason, due_at) of an action after an attempt: succeeded; pending again after
+    a backoff while attempts are left; else failed."""
+    if ok:
+        return "succeeded", None, action["due_at"]
+    if attempt < action["max_attempts"]:
+        backoff_s = action["r_backoff_s"] or ONE_OFF_BACKOFF_S
+        cap_s = action["r_backoff_max_s"] or ONE_OFF_BACKOFF_MAX_S
+        return "pending", None, finished_at + retry_delay(attempt, backoff_s, cap_s)
+    return "failed", "attempts", action["due_at"]
+
+
+def unstorable(completion: Completion, detail: str) -> Completion:
+    """In place of a completion whose record the database refused: the attempt as an engine
+    error (outcome crashed, none of its output or effects), retried like a failed run."""
+    run = completion.run | {
+        "outcome": str(OutcomeStatus.CRASHED),
+        "result": None,
+        "stdout": "",
+        "stderr": "",
+        "output_truncated": False,
+        "error_line": None,
+        "error": f"engine error: this run's record could not be stored ({detail}); "
+        "its output and effects were discarded",
+    }
+    action, attempt = completion.action, run["attempt"]
+    status, reason, due_at = settle(action, attempt, False, run["finished_at"])
+    failed = [("run.failed", _failure(action, attempt, run["outcome"], run["error"]), "engine")]
+    return replace(
+        completion,
+        status=status,
+        reason=reason,
+        due_at=due_at,
+        run=run,
+        kv=None,
+        events=failed if status == "failed" else [],
+        discards_effects=True,
+    )
+
+
+def _failure(
+    action: Mapping[str, Any], attempt: int, outcome: str, error: str | None
+) -> dict[str, Any]:
     return {
-        "action_id": a["id"],
-        "rule_id": a["rule_id"],
-        "scheduled_at": a["scheduled_at"].isoformat(),
-        "attempts": claimed.attempt,
-        "outcome": str(outcome.status),
-        "error": outcome.error,
+        "action_id": action["id"],
+        "rule_id": action["rule_id"],
+        "scheduled_at": action["scheduled_at"].isoformat(),
+        "attempts": attempt,
+        "outcome": outcome,
+        "error": error,
     }
 
 

@@ -45,15 +45,26 @@ class EngineService:
         if self._node is not None:
             self._node.wake(tenant_id)
 
+    @property
+    def node_name(self) -> str:
+        """This node's name (chosen when it starts, unless configured)."""
+        return self._deps.config.node_name
+
     async def start(self) -> None:
         if self._node is None:
-            self._node = Node(self._deps)
-            await self._node.start()
+            self._node = await Node.started(self._deps)
 
-    async def stop(self) -> None:
+    async def stop(self, grace_s: float = 0.0) -> None:
+        """Stop this node's loops: give back what it claimed and has not started, let what
+        runs finish for up to `grace_s`, interrupt the rest (see `engine.stopping`)."""
         if self._node is not None:
             node, self._node = self._node, None
-            await node.stop()
+            await node.stop(grace_s)
+
+    def hurry(self) -> None:
+        """End a stop's grace period now (a second signal)."""
+        if self._node is not None:
+            self._node.hurry.set()
 
     # writes
 

@@ -63,6 +63,19 @@ async def _read(
         )
 
 
+async def _overtaking(node: Node, state: TenantState, now: datetime) -> list[RowMapping]:
+    """With the claim window full: the due actions of a higher priority than any claimed run
+    still waiting to start, up to the overtaking room, so that a higher-priority action never
+    waits for a window of lower-priority ones claimed ahead of it."""
+    floor = state.lowest_waiting_priority()
+    room = state.overtaking_room
+    if floor is None or room == 0:
+        return []
+    async with node.deps.db.connect() as conn:
+        rows = await queue.fetch_due(conn, state.tenant_id, now + CLAIM_AHEAD, room, state.deferred)
+    return [r for r in rows if r["priority"] > floor]
+
+
 def claimable(
     rows: Sequence[RowMapping], state: TenantState, now: datetime, room: int
 ) -> list[RowMapping]:
@@ -94,20 +107,24 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
     rows: Sequence[RowMapping] = ()
     read_at = deps.clock.now()
     while True:
-        if state.is_changed:
+        changed = state.is_changed
+        if changed:
             state.is_changed, rows = False, ()
         room = min(deps.config.batch_size, state.claim_room)
         now = deps.clock.now()
         due = claimable(rows, state, now, room)
-        if not due:
+        if not due and room == 0:
             state.wake.clear()
-            if room == 0:
+            due = await _overtaking(node, state, now) if changed else []
+            if not due:
                 state.is_waiting_for_room = True
                 await deps.clock.sleep_until(None, state.wake, cap.total_seconds())
                 state.is_waiting_for_room = False
-                if deps.clock.now() - read_at > cap:
-                    rows = ()  # other nodes may have changed what was read ahead
+                if deps.clock.now() - read_at > cap:  # other nodes may have changed the queue
+                    state.is_changed, read_at = True, deps.clock.now()
                 continue
+        elif not due:
+            state.wake.clear()
             if not rows:
                 state.forget_finished_deferrals()
                 rows, read_at = await _read(node, state, now + CLAIM_AHEAD + BATCH_AHEAD, room), now

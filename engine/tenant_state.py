@@ -1,5 +1,5 @@
-"""What a node keeps in memory about one tenant while it has work: slots, runs in flight,
-the rules whose run is still going, today's usage against the quota."""
+"""What a node keeps in memory about one tenant while it has work: runs in flight and their
+unrecorded kv writes, the rules whose run is still going, today's usage against the quota."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from engine.runner import Claimed
+from engine.unrecorded import UnrecordedWrites
 from tenants.quotas import TenantProfile
 from tenants.usage import Usage
 
@@ -52,10 +53,8 @@ class TenantState:
     #: claimed ahead checks its claim before it starts if one came after the claim.
     changes: int = 0
     window_per_slot: int = WINDOW_PER_SLOT
-    slots: asyncio.Semaphore = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.slots = asyncio.Semaphore(self.profile.quotas.max_concurrency)
+    #: kv writes of the tenant's runs that ended here and are not recorded yet.
+    unrecorded: UnrecordedWrites = field(default_factory=UnrecordedWrites)
 
     @property
     def tenant_id(self) -> str:
@@ -72,6 +71,19 @@ class TenantState:
         unfinished = len(self.in_flight) - len(self.recording)
         claimed_cap = RECORDING_WINDOWS * self._window - len(self.in_flight)
         return max(0, min(self._window - unfinished, claimed_cap))
+
+    @property
+    def overtaking_room(self) -> int:
+        """How many more may be claimed past a full window by higher-priority actions: half a
+        window, within the bound on claimed actions."""
+        unfinished = len(self.in_flight) - len(self.recording)
+        claimed_cap = RECORDING_WINDOWS * self._window - len(self.in_flight)
+        return max(0, min(self._window * 3 // 2 - unfinished, claimed_cap))
+
+    def lowest_waiting_priority(self) -> int | None:
+        """The lowest priority among claimed runs that have not ended."""
+        waiting = [c for i, c in self.in_flight.items() if i not in self.recording]
+        return min((int(c.action["priority"]) for c in waiting), default=None)
 
     @property
     def has_room_to_refill(self) -> bool:

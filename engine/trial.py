@@ -13,10 +13,9 @@ from typing import Any
 from engine.deps import Deps
 from engine.host import BufferedHost
 from engine.records import RuleSpec
-from engine.runner import MIB, storable_writes
+from engine.runner import MIB
 from engine.validation import check_fields, check_quotas
 from sandbox import Limits, Outcome, ScriptContext, clean_outcome
-from tenants.kv import DELETED
 
 
 @dataclass(frozen=True)
@@ -63,5 +62,4 @@ async def test_run(
     host = BufferedHost(deps.db, tenant_id)
     limits = Limits(timeout_s=timeout_ms / 1000, memory_bytes=memory_mb * MIB)
     outcome = await deps.sandbox.runtime(runtime).run(code, context, limits, host)
-    changes = {k: (None if v is DELETED else v) for k, v in storable_writes(host.writes).items()}
-    return TrialResult(clean_outcome(outcome), changes)
+    return TrialResult(clean_outcome(outcome), host.preview())

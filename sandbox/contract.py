@@ -109,6 +109,11 @@ class HostApi(Protocol):
     async def kv_set(self, key: str, value: Any) -> None: ...
     async def kv_delete(self, key: str) -> None: ...
     async def kv_keys(self, prefix: str) -> list[str]: ...
+    async def kv_incr(self, key: str, by: int | float) -> None:
+        """Add `by` to the key's number when the run's writes commit, whatever it is then."""
+
+    async def kv_set_if(self, key: str, expected: Any, value: Any) -> bool:
+        """Set the key to `value` if it holds `expected` (None: absent); whether it did."""
 
 
 @dataclass(frozen=True)

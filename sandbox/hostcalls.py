@@ -1,11 +1,11 @@
 """The engine side of every host-API call, shared by all runtimes.
 
-Whatever the runtime, a guest's `kv.get/set/delete/keys` and `emit` arrive here as an
-operation name and JSON-decoded arguments, and its log lines as text. This is where they are
-checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees them, so
-a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every string
-is cleaned (`sandbox.text`) on the way in. The frame a call arrives in has already been sized
-and counted before it was parsed (`sandbox.conversation`), with the bounds defined here.
+Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if` and `emit` arrive here
+as an operation name and JSON-decoded arguments, and its log lines as text. This is where they
+are checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees
+them, so a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every
+string is cleaned (`sandbox.text`) on the way in. The frame a call arrives in has already been
+sized and counted before it was parsed (`sandbox.conversation`), with the bounds defined here.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ _CALL_ENVELOPE_BYTES = 512
 
 def call_frame_bytes(limits: Limits) -> int:
     """The largest host call frame a run may send: a key and an event type (JSON escapes
-    included) and one value at its limit."""
-    return 6 * (limits.key_bytes + EVENT_TYPE_BYTES) + limits.value_bytes + _CALL_ENVELOPE_BYTES
+    included) and two values at their limit (`kv_set_if` carries the expected one too)."""
+    names = 6 * (limits.key_bytes + EVENT_TYPE_BYTES)
+    return names + 2 * limits.value_bytes + _CALL_ENVELOPE_BYTES
 
 
 def log_bytes(line: str) -> int:
@@ -117,6 +118,17 @@ class HostSession:
     async def _kv_delete(self, key: Any) -> None:
         await self._host.kv_delete(self._key(key))
 
+    async def _kv_incr(self, key: Any, by: Any) -> None:
+        if type(by) not in (int, float):
+            raise HostCallRefused(f"kv.incr amount must be a number, not {type(by).__name__}")
+        await self._host.kv_incr(self._key(key), by)
+
+    async def _kv_set_if(self, key: Any, expected: Any, value: Any) -> bool:
+        exact_key = self._key(key)
+        expected = exact_json(expected, self._limits.value_bytes, "expected value")
+        value = exact_json(value, self._limits.value_bytes, "value")
+        return bool(await self._host.kv_set_if(exact_key, expected, value))
+
     async def _kv_keys(self, prefix: Any) -> list[str]:
         keys = await self._host.kv_keys(self._key(prefix, "prefix"))
         return [str(k) for k in keys]
@@ -156,7 +168,18 @@ _OPERATIONS = {
     "kv_set": HostSession._kv_set,
     "kv_delete": HostSession._kv_delete,
     "kv_keys": HostSession._kv_keys,
+    "kv_incr": HostSession._kv_incr,
+    "kv_set_if": HostSession._kv_set_if,
     "emit": HostSession._emit,
     "refused": HostSession._refused,
 }
-_ARITY = {"kv_get": 1, "kv_set": 2, "kv_delete": 1, "kv_keys": 1, "emit": 2, "refused": 1}
+_ARITY = {
+    "kv_get": 1,
+    "kv_set": 2,
+    "kv_delete": 1,
+    "kv_keys": 1,
+    "kv_incr": 2,
+    "kv_set_if": 3,
+    "emit": 2,
+    "refused": 1,
+}

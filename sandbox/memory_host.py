@@ -23,3 +23,15 @@ class MemoryHost:
 
     async def kv_keys(self, prefix: str) -> list[str]:
         return sorted(k for k in self.kv if k.startswith(prefix))
+
+    async def kv_incr(self, key: str, by: int | float) -> None:
+        value = self.kv.get(key)
+        if value is not None and type(value) not in (int, float):
+            raise ValueError(f"kv.incr({key!r}): the key holds a {type(value).__name__}")
+        self.kv[key] = (value or 0) + by
+
+    async def kv_set_if(self, key: str, expected: Any, value: Any) -> bool:
+        if self.kv.get(key) != expected:
+            return False
+        self.kv[key] = copy.deepcopy(value)
+        return True

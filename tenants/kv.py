@@ -7,12 +7,13 @@ characters of printable text, a value any JSON document of at most 64 KiB once e
 from __future__ import annotations
 
 import json
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tenants.errors import InvalidInput
@@ -21,6 +22,8 @@ from tenants.upsert import upsert
 
 MAX_KEY_CHARS = 256
 MAX_VALUE_BYTES = 65_536
+#: The first key of the kv lock's two (`lock_tenant_kv`): what the lock is for.
+KV_LOCK_CLASS = 0x6B76
 
 
 class _Deleted:
@@ -102,11 +105,23 @@ async def apply_writes(conn: AsyncConnection, tenant_id: str, writes: Mapping[st
         await conn.execute(delete(kv).where(kv.c.tenant_id == tenant_id, kv.c.key.in_(removed)))
 
 
+async def lock_tenant_kv(conn: AsyncConnection, tenant_id: str) -> None:
+    """Serialise the tenant's kv writers until the caller's transaction ends, so that no write
+    lands between a run's validated reads and its commit (`tenants.kv_snapshot`). On
+    PostgreSQL a transaction advisory lock per tenant: writers of different tenants never wait
+    for each other. On SQLite a write transaction holds the database's one write lock."""
+    if conn.dialect.name == "postgresql":
+        tenant_key = zlib.crc32(tenant_id.encode()) - 2**31  # an int4, the same on every node
+        await conn.execute(select(func.pg_advisory_xact_lock(KV_LOCK_CLASS, tenant_key)))
+
+
 async def put_value(conn: AsyncConnection, tenant_id: str, key: str, value: Any) -> None:
+    await lock_tenant_kv(conn, tenant_id)
     await apply_writes(conn, tenant_id, {key: value})
 
 
 async def delete_value(conn: AsyncConnection, tenant_id: str, key: str) -> bool:
     """Remove `key`; False when it did not exist."""
+    await lock_tenant_kv(conn, tenant_id)
     result = await conn.execute(delete(kv).where(kv.c.tenant_id == tenant_id, kv.c.key == key))
     return bool(result.rowcount)

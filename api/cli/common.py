@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 import uvloop
@@ -17,11 +17,15 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.settings import Settings, load_settings
+from engine.errors import NodeNameInUse
 from engine.logs import JsonFormatter, TextFormatter
 from engine.store import schema
 from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path
 from tenants.errors import CadenzaDataError
+
+if TYPE_CHECKING:
+    from engine.service import EngineService
 
 T = TypeVar("T")
 
@@ -120,6 +124,14 @@ async def open_migrated(url: str) -> AsyncEngine:
                 path.unlink()
         raise
     return engine
+
+
+async def start_engine(service: EngineService) -> None:
+    """Start the engine node; a node name held by another live node is a usage error."""
+    try:
+        await service.start()
+    except NodeNameInUse as exc:
+        fail(str(exc))
 
 
 @contextlib.asynccontextmanager

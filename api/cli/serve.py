@@ -1,6 +1,9 @@
-"""`cadenza serve`: the API, the engine and the UI in one process."""
+"""`cadenza serve`: the API, the engine and the UI in one process. SIGTERM stops the API,
+then drains the engine (`api.cli.signals`)."""
 
 from __future__ import annotations
+
+import asyncio
 
 import click
 import uvicorn
@@ -15,8 +18,10 @@ from api.cli.common import (
     open_migrated,
     run_async,
     settings_from,
+    start_engine,
 )
 from api.cli.paths import sandbox_cache_dir
+from api.cli.signals import StopSignals
 from api.demo import add_demo_rule, ensure_demo_tenant
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
@@ -51,8 +56,10 @@ async def serve(
         issued = await ensure_demo_tenant(db) if settings.demo else None
         if issued is not None:
             click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
-        config = SandboxConfig(max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir())
-        async with Sandbox(config) as sandbox:
+        sandbox_config = SandboxConfig(
+            max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir()
+        )
+        async with Sandbox(sandbox_config) as sandbox:
             service = EngineService(db, sandbox, engine_config(settings))
             if issued is not None:
                 await add_demo_rule(service, issued)
@@ -71,11 +78,21 @@ async def serve(
                 f"serving {describe_url(settings.database_url)} on "
                 f"http://{settings.host}:{settings.port}/ (admin UI at /ui/, API docs at /docs)"
             )
-            await service.start()
+            signals = StopSignals()
+            signals.on_second = service.hurry
+            await start_engine(service)
             freeze_startup_heap()
+            watcher = asyncio.create_task(_exit_on(signals, server), name="cadenza-stop-signal")
             try:
                 await server.serve()
             finally:
-                await service.stop()
+                watcher.cancel()
+                await service.stop(settings.stop_grace_s)
     finally:
         await db.dispose()
+
+
+async def _exit_on(signals: StopSignals, server: uvicorn.Server) -> None:
+    """A signal that came before uvicorn listened for its own still stops the server."""
+    await signals.stopped()
+    server.should_exit = True

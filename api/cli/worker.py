@@ -3,8 +3,6 @@ processes) may share one PostgreSQL; each runs the tenants it holds a lease on."
 
 from __future__ import annotations
 
-import asyncio
-import signal
 from dataclasses import replace
 
 import click
@@ -18,19 +16,13 @@ from api.cli.common import (
     open_migrated,
     run_async,
     settings_from,
+    start_engine,
 )
 from api.cli.paths import sandbox_cache_dir
+from api.cli.signals import StopSignals
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
-
-
-async def _until_signalled() -> None:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(signum, stop.set)
-    await stop.wait()
 
 
 @click.command()
@@ -48,18 +40,22 @@ async def worker(database_url: str | None, no_tenant_leases: bool, log_format: s
     configure_logging(settings)
     db = await open_migrated(settings.database_url)
     try:
-        config = SandboxConfig(max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir())
-        async with Sandbox(config) as sandbox:
+        sandbox_config = SandboxConfig(
+            max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir()
+        )
+        async with Sandbox(sandbox_config) as sandbox:
             config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
             service = EngineService(db, sandbox, config)
-            await service.start()
+            signals = StopSignals()
+            signals.on_second = service.hurry
+            await start_engine(service)
             freeze_startup_heap()
             click.echo(
-                f"worker {settings.node_name} running on {describe_url(settings.database_url)}",
+                f"worker {service.node_name} running on {describe_url(settings.database_url)}",
             )
             try:
-                await _until_signalled()
+                await signals.stopped()
             finally:
-                await service.stop()
+                await service.stop(settings.stop_grace_s)
     finally:
         await db.dispose()

@@ -20,7 +20,8 @@ class TimelineEntryPublic(Public):
     reason: str | None = Field(
         description="Why it did not run, or ended so: misfire, overlap, paused, quota, dst_gap "
         "(a wall time a DST gap removed, at the instant the clock jumped), grace, rule_changed, "
-        "rule_deleted, user, attempts or lease_lost."
+        "rule_deleted, user, attempts, lease_lost or kv_conflict (its runs kept reading kv "
+        "values that other runs changed first)."
     )
     attempts: int
     action_id: int | None

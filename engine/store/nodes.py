@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, select, tuple_, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -82,52 +82,10 @@ async def renew_leases(
         )
 
 
-async def release(conn: AsyncConnection, node: str) -> list[str]:
-    """On a clean stop: give back this node's tenant leases and unfinished claims at once."""
+async def release(conn: AsyncConnection, node: str) -> None:
+    """On a clean stop: give back this node's tenant leases at once (its claims were given
+    back or taken back before: `engine.stopping`)."""
     await conn.execute(delete(tenant_leases).where(tenant_leases.c.node == node))
-    result = await conn.execute(
-        update(actions)
-        .where(actions.c.claimed_by == node, actions.c.status == "running")
-        .values(status="pending", claimed_by=None, lease_until=None, version=actions.c.version + 1)
-        .returning(actions.c.tenant_id)
-    )
-    return sorted({row.tenant_id for row in result})
-
-
-async def reclaim_expired(
-    conn: AsyncConnection, now: datetime, limit: int = 500
-) -> tuple[list[RowMapping], list[RowMapping]]:
-    """Running actions whose lease expired (their node died): back to pending, due now, with
-    the lost attempt counted; or failed when no attempt is left. Returns (returned, failed)."""
-    query = (
-        select(actions)
-        .where(actions.c.status == "running", actions.c.lease_until < now)
-        .order_by(actions.c.lease_until)
-        .limit(limit)
-    )
-    rows = list((await conn.execute(query)).mappings())
-    retry = [r for r in rows if r["attempt"] < r["max_attempts"]]
-    fail = [r for r in rows if r["attempt"] >= r["max_attempts"]]
-    returned = await _finish_claims(conn, retry, status="pending", due_at=now)
-    failed = await _finish_claims(conn, fail, status="failed", reason="lease_lost", finished_at=now)
-    return [r for r in retry if r["id"] in returned], [r for r in fail if r["id"] in failed]
-
-
-async def _finish_claims(
-    conn: AsyncConnection, rows: list[RowMapping], **values: object
-) -> set[int]:
-    if not rows:
-        return set()
-    statement = (
-        update(actions)
-        .where(
-            tuple_(actions.c.id, actions.c.version).in_([(r["id"], r["version"]) for r in rows]),
-            actions.c.status == "running",
-        )
-        .values(**values, claimed_by=None, lease_until=None, version=actions.c.version + 1)
-        .returning(actions.c.id)
-    )
-    return {row.id for row in await conn.execute(statement)}
 
 
 async def due_count(conn: AsyncConnection, now: datetime) -> int:
@@ -141,10 +99,42 @@ async def due_count(conn: AsyncConnection, now: datetime) -> int:
 
 async def heartbeat(conn: AsyncConnection, node: str, now: datetime) -> None:
     """Say this node is alive (it counts in the fair share of tenants)."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    statement = dialect.insert(engine_nodes).values(name=node, heartbeat_at=now)
-    statement = statement.on_conflict_do_update(index_elements=["name"], set_={"heartbeat_at": now})
-    await conn.execute(statement)
+    await conn.execute(
+        update(engine_nodes).where(engine_nodes.c.name == node).values(heartbeat_at=now)
+    )
+
+
+async def get_node(conn: AsyncConnection, name: str) -> RowMapping | None:
+    query = select(engine_nodes).where(engine_nodes.c.name == name)
+    return (await conn.execute(query)).mappings().first()
+
+
+async def take_name(
+    conn: AsyncConnection,
+    name: str,
+    previous: RowMapping | None,
+    host: str,
+    incarnation: str,
+    now: datetime,
+) -> bool:
+    """Hold `name` for this process if its row is still `previous` (None: no row); whether
+    it did (another process starting at the same moment may take it first)."""
+    values = {"host": host, "incarnation": incarnation, "heartbeat_at": now}
+    if previous is None:
+        dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+        statement = dialect.insert(engine_nodes).values(name=name, **values)
+        result = await conn.execute(statement.on_conflict_do_nothing(index_elements=["name"]))
+        return result.rowcount == 1
+    result = await conn.execute(
+        update(engine_nodes)
+        .where(
+            engine_nodes.c.name == name,
+            engine_nodes.c.heartbeat_at == previous["heartbeat_at"],
+            engine_nodes.c.incarnation.is_not_distinct_from(previous["incarnation"]),
+        )
+        .values(**values)
+    )
+    return result.rowcount == 1
 
 
 async def fair_share(conn: AsyncConnection, node: str, now: datetime, since: datetime) -> int:

@@ -48,7 +48,10 @@ def _due(excluded: Sequence[str]) -> Any:
 
 
 def _upcoming(excluded: Sequence[str]) -> Any:
-    query = _pending_of_tenant(excluded).order_by(actions.c.due_at, actions.c.id)
+    """Next in due order; of those due at one instant, higher priority first, so that what is
+    read ahead of a due time is what its claim should take first."""
+    order = (actions.c.due_at, actions.c.priority.desc(), actions.c.id)
+    query = _pending_of_tenant(excluded).order_by(*order)
     return query.limit(bindparam("d_limit"))
 
 
@@ -74,7 +77,8 @@ async def fetch_due(
 async def fetch_upcoming(
     conn: AsyncConnection, tenant_id: str, limit: int, exclude_rule_ids: Iterable[str]
 ) -> list[RowMapping]:
-    """The tenant's next pending actions in due order (none is due yet), with their rule."""
+    """The tenant's next pending actions in due order, higher priority first among those due
+    at one instant (none is due yet), with their rule."""
     excluded = list(exclude_rule_ids)
     query = _upcoming(excluded) if excluded else _UPCOMING
     params = {"d_tenant": tenant_id, "d_limit": limit}
@@ -129,6 +133,8 @@ _CLAIM = (
         attempt=actions.c.attempt + 1,
         claimed_by=bindparam("c_node", type_=actions.c.claimed_by.type),
         lease_until=bindparam("c_lease_until", type_=actions.c.lease_until.type),
+        claimed_at=bindparam("c_now", type_=actions.c.claimed_at.type),
+        started_at=None,
     )
     .returning(actions.c.id, actions.c.version)
 )
@@ -138,6 +144,7 @@ async def claim(
     conn: AsyncConnection,
     rows: Sequence[Mapping[str, Any]],
     node: str,
+    now: datetime,
     lease_until: datetime,
 ) -> dict[int, int]:
     """Claim the actions read as `rows` (the caller picks due ones) if they are still pending
@@ -148,6 +155,7 @@ async def claim(
     params = {
         **_as_read("c_read", ((r["id"], r["version"]) for r in rows)),
         "c_node": node,
+        "c_now": now,
         "c_lease_until": lease_until,
     }
     return {row.id: row.version for row in await conn.execute(_CLAIM, params)}
@@ -210,6 +218,7 @@ _SET_OUTCOME = (
         reason=bindparam("b_reason"),
         due_at=bindparam("b_due_at"),
         finished_at=bindparam("b_finished_at"),
+        max_attempts=bindparam("b_max_attempts"),
         claimed_by=None,
         lease_until=None,
     )
@@ -225,7 +234,8 @@ async def is_claimed(conn: AsyncConnection, action_id: int, version: int) -> boo
 
 
 async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Write each held action's final state: {b_id, status, reason, due_at, finished_at}."""
+    """Write each held action's final state: {b_id, status, reason, due_at, finished_at,
+    max_attempts}."""
     if rows:
         await conn.execute(_SET_OUTCOME, [dict(r) for r in rows])
 
@@ -251,6 +261,12 @@ def is_chain(action: Mapping[str, Any]) -> bool:
     return action["rule_id"] is not None and action["key"] is None
 
 
+def was_claimed(action: Mapping[str, Any]) -> bool:
+    """Whether the action was ever claimed: its first claim planned the next occurrence, and
+    it is no longer subject to misfire (a retry, a run given back or taken back)."""
+    return action["claimed_at"] is not None
+
+
 async def advance_chain(
     conn: AsyncConnection,
     finished: Sequence[Mapping[str, Any]],
@@ -264,11 +280,11 @@ async def advance_chain(
 
     The next occurrence is computed from the action's scheduled time, not from now, unless
     `after` gives another starting instant (and whether it is inclusive) for that action id.
-    Gap traces always start at the scheduled time. Only an action read before its first attempt
-    plans: a retry, or an action returned to pending by the sweeper, planned its next occurrence
-    when its first attempt was claimed. Returns the next occurrences only.
+    Gap traces always start at the scheduled time. Only an action read before its first claim
+    plans: a retry, or an action given back or returned to pending, planned its next occurrence
+    when it was first claimed. Returns the next occurrences only.
     """
-    finished = [a for a in finished if is_chain(a) and a["attempt"] == 0]
+    finished = [a for a in finished if is_chain(a) and not was_claimed(a)]
     live = await chain_rules(conn, finished)
     rows, traces = [], []
     for action in finished:

@@ -84,6 +84,11 @@ actions = Table(
     Column("priority", Integer, nullable=False, server_default="0"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("finished_at", UtcDateTime),
+    # When it was last claimed; NULL until its first claim (the one that plans the rule's next
+    # occurrence). An action given back unstarted keeps it, so it never plans twice.
+    Column("claimed_at", UtcDateTime),
+    # When the current attempt's run started; NULL while claimed and not started yet.
+    Column("started_at", UtcDateTime),
     UniqueConstraint("tenant_id", "key"),
 )
 Index("ix_actions_tenant_status_due", actions.c.tenant_id, actions.c.status, actions.c.due_at)
@@ -156,4 +161,8 @@ engine_nodes = Table(
     metadata,
     Column("name", String(100), primary_key=True),
     Column("heartbeat_at", UtcDateTime, nullable=False),
+    # The process holding the name (`engine.identity`): a restart tells its own dead previous
+    # incarnation from a live namesake by these.
+    Column("host", String(255)),
+    Column("incarnation", String(100)),
 )

@@ -40,7 +40,14 @@ FIRST_ROOM_BYTES = 1024
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
 #: to load, while each new one costs ~7 000 fuel a run.
-_KV_OPS = {"get": "kv_get", "set": "kv_set", "delete": "kv_delete", "keys": "kv_keys"}
+_KV_OPS = {
+    "get": "kv_get",
+    "set": "kv_set",
+    "delete": "kv_delete",
+    "keys": "kv_keys",
+    "incr": "kv_incr",
+    "set_if": "kv_set_if",
+}
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 

@@ -24,7 +24,8 @@ run) and parses JSON slowly (~750 fuel a character), so a run does little of eit
 
 A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
 `__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
-operations `get`, `set`, `delete`, `keys`). Answers are JSON: `[value]`, or the refusal's
+operations `get`, `set`, `delete`, `keys`,
+`incr`, `set_if`). Answers are JSON: `[value]`, or the refusal's
 message as a string, or `1` when the answer did not fit the room offered and must be fetched
 with `__again`. `print` is routed over the same channel (WASI stdout is not connected at all),
 so output is capped as it is written.
@@ -113,6 +114,12 @@ def values():
 
         def keys(self, key=""):
             return call("keys", key)
+
+        def incr(self, key, value=1):
+            call("incr", key, value)
+
+        def set_if(self, key, expected, value):
+            return call("set_if", key, expected, value)
 
     found = call("__context")
     rule = X()

@@ -39,6 +39,12 @@ class Kv:
     def keys(self, prefix: str = "") -> list[str]:
         return list(self._call("kv_keys", [prefix]))
 
+    def incr(self, key: str, by: int | float = 1) -> None:
+        self._call("kv_incr", [key, by])
+
+    def set_if(self, key: str, expected: Any, value: Any) -> bool:
+        return bool(self._call("kv_set_if", [key, expected, value]))
+
 
 class Rule:
     """`ctx.rule`: the rule being run (`id` and `name`, either may be None)."""

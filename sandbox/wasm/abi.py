@@ -108,6 +108,21 @@ def kv_keys(caller: wasmtime.Caller, run: GuestRun, pp: int, pl: int, op: int, o
     return _give(caller, keys, op, oc)
 
 
+def kv_incr(caller: wasmtime.Caller, run: GuestRun, kp: int, kl: int, np: int, nl: int) -> int:
+    key = _text(caller, kp, kl, run.limits.key_bytes)
+    run.host_call("kv_incr", [key, _json(caller, np, nl, run.limits.value_bytes)])
+    return 0
+
+
+def kv_set_if(
+    caller: wasmtime.Caller, run: GuestRun, kp: int, kl: int, ep: int, el: int, vp: int, vl: int
+) -> int:
+    key = _text(caller, kp, kl, run.limits.key_bytes)
+    expected = _json(caller, ep, el, run.limits.value_bytes)
+    value = _json(caller, vp, vl, run.limits.value_bytes)
+    return 1 if run.host_call("kv_set_if", [key, expected, value]) else 0
+
+
 def emit(caller: wasmtime.Caller, run: GuestRun, tp: int, tl: int, pp: int, pl: int) -> int:
     event_type = _text(caller, tp, tl, run.limits.key_bytes)
     run.host_call("emit", [event_type, _json(caller, pp, pl, run.limits.value_bytes)])
@@ -149,6 +164,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., int], int]] = {
     "kv_set": (kv_set, 4),
     "kv_delete": (kv_delete, 2),
     "kv_keys": (kv_keys, 4),
+    "kv_incr": (kv_incr, 4),
+    "kv_set_if": (kv_set_if, 6),
     "emit": (emit, 4),
     "log": (log, 2),
     "print": (print_, 2),

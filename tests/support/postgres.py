@@ -79,6 +79,10 @@ class PostgresCluster:
             "UTF8",
             "--no-locale",
         )
+        self.serve()
+
+    def serve(self) -> None:
+        """Start the server on the cluster's data (again, after `halt`)."""
         options = (
             f"-p {self.port} -k {self.base_dir} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
@@ -94,6 +98,10 @@ class PostgresCluster:
             "-w",
             "start",
         )
+
+    def halt(self) -> None:
+        """Stop the server, keeping its data: clients see the database go away."""
+        self._run("pg_ctl", "-D", str(self.data_dir), "-m", "fast", "-w", "stop")
 
     def stop(self) -> None:
         try:

@@ -12,20 +12,24 @@ from support.processes import CADENZA, cli_env
 #: Short leases, so a killed worker's claims are taken over within seconds.
 WORKER_ENV = {
     "CADENZA_LEASE_S": "2",
+    "CADENZA_LEASE_MARGIN_S": "1",
     "CADENZA_MAX_CONCURRENCY": "2",
     "CADENZA_LOG_LEVEL": "warning",
 }
 
 
 def start_worker(
-    database_url: str, node: str, log_dir: Path, *args: str
+    database_url: str, node: str, log_dir: Path, *args: str, **env: str
 ) -> subprocess.Popen[bytes]:
-    with (log_dir / f"{node}.log").open("ab") as log:
+    """`cadenza worker` named `node` (empty: its default name); `env` adds or overrides
+    settings (`CADENZA_…`)."""
+    named = {"CADENZA_NODE_NAME": node} if node else {}
+    with (log_dir / f"{node or 'default'}.log").open("ab") as log:
         return subprocess.Popen(
             [CADENZA, "worker", "--db", database_url, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=cli_env(CADENZA_NODE_NAME=node, **WORKER_ENV),
+            env=cli_env(**named, **(WORKER_ENV | env)),
         )
 
 

@@ -20,8 +20,10 @@ def action(**changes: Any) -> dict[str, Any]:
     """A rule's own occurrence due at 09:00, first attempt, default policies."""
     base = {
         "id": 1, "rule_id": "r_1", "key": None, "attempt": 0, "scheduled_at": T0, "due_at": T0,
+        "claimed_at": None, "rule_version": 1,
         "r_misfire_policy": "run_latest", "r_misfire_grace_s": None, "r_overlap_policy": "skip",
-        "r_start_at": None, "r_end_at": None,
+        "r_start_at": None, "r_end_at": None, "r_version": 1, "r_enabled": True,
+        "r_deleted_at": None,
     }  # fmt: skip
     return base | changes
 
@@ -45,19 +47,26 @@ def at(
         (action(r_misfire_policy="skip"), at(T0 + 2 * MIN), Verdict.SKIP, "misfire"),  # > 60 s
         (RUN_ALL_90, at(T0 + MIN), Verdict.RUN, None),
         (RUN_ALL_90, at(T0 + 2 * MIN), Verdict.EXPIRE, "grace"),
-        (action(r_misfire_policy="run_all", attempt=1), at(T0 + 9 * MIN), Verdict.RUN, None),
+        (action(r_misfire_policy="run_all", attempt=1, claimed_at=T0), at(T0 + 9 * MIN),
+         Verdict.RUN, None),
+        (action(claimed_at=T0), at(T0 + 9 * MIN), Verdict.RUN, None),  # given back unstarted
         (action(key="trigger:x"), at(T0 + 9 * MIN), Verdict.RUN, None),  # not the chain
         (action(), at(T0, over_quota=True), Verdict.SKIP, "quota"),
         (action(), at(T0, busy_since=T0 - MIN), Verdict.SKIP, "overlap"),
         (action(r_overlap_policy="allow"), at(T0, busy_since=T0 - MIN), Verdict.RUN, None),
         (action(r_overlap_policy="queue_one"), at(T0, busy_since=T0 - MIN), Verdict.DEFER, None),
         (action(), at(T0, busy_since=T0 + timedelta(seconds=1)), Verdict.DEFER, None),  # catch-up
+        (action(r_enabled=False, claimed_at=T0), at(T0), Verdict.SKIP, "paused"),  # retry, paused
+        (action(key="trigger:x", r_enabled=False), at(T0), Verdict.RUN, None),  # by hand
+        (action(r_version=2, claimed_at=T0), at(T0), Verdict.CANCEL, "rule_changed"),
+        (action(r_deleted_at=T0, claimed_at=T0), at(T0), Verdict.CANCEL, "rule_deleted"),
     ],
     ids=[
         "on-time", "run-latest-skips", "run-latest-runs-latest", "skip-within-tolerance",
         "skip-past-tolerance", "run-all-within-grace", "run-all-past-grace", "retry-exempt",
-        "trigger-exempt", "quota", "overlap-skip", "overlap-allow", "overlap-queue",
-        "catch-up-waits",
+        "given-back-exempt", "trigger-exempt", "quota", "overlap-skip", "overlap-allow",
+        "overlap-queue", "catch-up-waits", "retry-of-paused-rule-skipped",
+        "trigger-of-paused-rule-runs", "old-version-cancelled", "deleted-rule-cancelled",
     ],
 )  # fmt: skip
 def test_decide(

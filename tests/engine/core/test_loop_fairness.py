@@ -1,9 +1,11 @@
 """Fairness: a tenant with a large backlog of scripts that always time out cannot hold back
-another tenant's action: per-tenant limits leave it a slot of the node's capacity."""
+another tenant's action: per-tenant limits and the node's fair run slots (`engine.run_slots`)
+leave it a slot of the node's capacity."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -14,7 +16,7 @@ from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import actions
 from sandbox import Sandbox
-from tenants.registry import create_tenant
+from tenants.registry import create_tenant, update_tenant
 
 SPIN = "def main(ctx):\n    while True:\n        pass\n"
 QUICK = "def main(ctx):\n    return 'b'\n"
@@ -62,3 +64,39 @@ async def test_busy_tenant_does_not_delay_another(
     assert runs[0].outcome == "ok"
     # Claimed ahead counts as unfinished: the busy tenant may claim its whole backlog at once.
     assert unfinished > BACKLOG // 2, "the busy tenant's backlog was still there when the other ran"
+
+
+#: Near its timeout, like a script waiting on something slow: it holds a slot, not a core.
+NEAR_TIMEOUT = "import time\ndef main(ctx):\n    time.sleep(3)\n"
+
+
+async def test_a_saturating_tenant_leaves_a_slot_for_another_tenants_stream(
+    db: AsyncEngine, sandbox: Sandbox, tenant_id: str, engine_config: EngineConfig
+) -> None:
+    """Tenant A may run as many scripts as the node has slots, and has more: B's actions,
+    one every 250 ms, still start on time (they never wait for one of A's 3 s runs)."""
+    async with db.begin() as conn:
+        other, _ = await create_tenant(conn, "other")
+        await update_tenant(conn, tenant_id, quotas={"max_concurrency": 20})
+    config = replace(engine_config, max_concurrency=4, wake_cap_s=0.2)
+    service = EngineService(db, sandbox, config)  # the real clock: lateness is measured
+    start = datetime.now(UTC) + timedelta(seconds=2)
+    for n in range(20):
+        await service.submit_action(tenant_id, run_at=start, key=f"a{n}", code=NEAR_TIMEOUT)
+    for n in range(8):
+        at = start + timedelta(seconds=1 + n / 4)
+        await service.submit_action(other.id, run_at=at, key=f"b{n}", code=QUICK)
+    try:
+        await service.start()
+
+        async def all_of_b() -> object:
+            runs = (await service.list_runs(other.id)).items
+            return runs if len(runs) == 8 else None
+
+        runs = await eventually(all_of_b, timeout_s=60)
+        busy = (await service.list_actions(tenant_id, status="running")).items
+    finally:
+        await service.stop()
+    lateness_ms = sorted(r.lateness_ms for r in runs)
+    assert busy, "A still had runs going: it saturated the node the whole time"
+    assert lateness_ms[-1] < 1000, f"B waited for A's 3 s runs: lateness {lateness_ms} ms"

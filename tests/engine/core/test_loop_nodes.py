@@ -4,6 +4,7 @@ once (counted in kv and in `runs`), whether the nodes lease tenants or all compe
 from __future__ import annotations
 
 import os
+import signal
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -88,3 +89,40 @@ async def test_three_nodes_run_each_action_exactly_once(
     assert counts == [1] * total
     assert len(per_action) == total and {n for _, n in per_action} == {1}
     assert len(nodes) >= 2, f"the work was not shared: only {nodes} ran it"
+
+
+async def _some_succeeded(db: AsyncEngine) -> bool:
+    query = select(func.count()).where(actions.c.status == "succeeded")
+    async with db.connect() as conn:
+        return int((await conn.execute(query)).scalar_one()) >= TENANTS * ACTIONS_PER_TENANT // 4
+
+
+@pytest.mark.postgres
+async def test_three_nodes_one_killed_lose_nothing_and_double_nothing(
+    pg_cluster: PostgresCluster, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    url = pg_cluster.url(pg_cluster.create_database(template="cadenza_template"))
+    db = create_engine(url)
+    try:
+        with workers(url, tmp_path, NODES) as started:
+            await eventually(lambda: _all_nodes_alive(db), timeout_s=60)
+            await _fill(db, sandbox)
+            await eventually(lambda: _some_succeeded(db), timeout_s=100)
+            started[1].send_signal(signal.SIGKILL)
+            await eventually(
+                lambda: _succeeded(db), timeout_s=100 + TENANTS * ACTIONS_PER_TENANT / 5
+            )
+        async with db.connect() as conn:
+            counts = [v for (v,) in await conn.execute(select(kv.c.value))]
+            committed = (
+                await conn.execute(
+                    select(runs.c.action_id, func.count())
+                    .where(runs.c.committed.is_(True))
+                    .group_by(runs.c.action_id)
+                )
+            ).all()
+    finally:
+        await db.dispose()
+    total = TENANTS * ACTIONS_PER_TENANT
+    assert counts == [1] * total, "every action took effect exactly once"
+    assert len(committed) == total and {n for _, n in committed} == {1}

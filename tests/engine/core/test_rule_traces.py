@@ -89,6 +89,26 @@ async def test_daily_rule_paused_three_days_records_each_day_on_resume(
     assert sorted((a.scheduled_at.day, a.rule_version) for a in skipped) == [(7, 1), (8, 2), (9, 2)]
 
 
+async def test_a_rule_still_paused_shows_every_occurrence_since_the_pause_as_paused(
+    service: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    clock.set(_utc("2030-01-07T09:00"))
+    rule = await service.create_rule(
+        tenant_id, RuleSpec(name="d", schedule="0 12 * * *", code=CODE)
+    )
+    await service.pause_rule(tenant_id, rule.id)
+    clock.set(_utc("2030-01-10T09:00"))  # still paused: nothing was recorded since
+    fates = await _fates(service, tenant_id, rule.id, _utc("2030-01-07"), _utc("2030-01-13"))
+    assert fates == [
+        ("01-07T12:00", "paused", "paused"),  # pending when paused, finished by the pause
+        ("01-08T12:00", "paused", "paused"),  # since the pause, not "missed"
+        ("01-09T12:00", "paused", "paused"),
+        ("01-10T12:00", "paused", "paused"),  # ahead, not "not_yet_due": it will not run
+        ("01-11T12:00", "paused", "paused"),
+        ("01-12T12:00", "paused", "paused"),
+    ]
+
+
 async def test_rule_created_disabled_is_paused_from_creation_and_to_the_resume_instant(
     service: EngineService, tenant_id: str, clock: ManualClock
 ) -> None:

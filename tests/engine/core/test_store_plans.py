@@ -69,7 +69,7 @@ async def test_claim_hold_and_finish_use_the_primary_key(planned: Planned) -> No
     planned.watch("UPDATE actions")
     async with planned.db.begin() as conn:
         rows = await queue.fetch_due(conn, planned.tenant_id, START, BACKLOG, ())
-        won = await queue.claim(conn, rows[:10], "n1", START)
+        won = await queue.claim(conn, rows[:10], "n1", START, START)
         held = await queue.hold(conn, won)
         skipped = await queue.finish_pending(conn, rows[10:], "skipped", None, START)
 
