@@ -119,7 +119,7 @@ async def _finish(
     done: set[int] = set()
     for reason, rows in by_reason.items():
         finished = await queue.finish_pending(conn, rows, status, reason, now)
-        metrics.SKIPS.labels(reason=str(reason)).inc(len(finished))
+        metrics.count_skips(conn, reason, len(finished))
         done |= finished
     return done
 
@@ -137,12 +137,12 @@ async def _record_missed(
         rows += [skipped_row(rule, at, SkipReason.MISFIRE, now) for at in decision.missed]
     if rows:
         await conn.execute(actions.insert(), rows)
+        metrics.count_skips(conn, SkipReason.MISFIRE, len(rows))
 
 
 async def _expiry_events(
     conn: AsyncConnection, rows: Sequence[RowMapping], state: TenantState, now: datetime
 ) -> None:
-    has_webhook = state.profile.webhook_url is not None
     await outbox.insert_events(
         conn,
         [
@@ -159,8 +159,6 @@ async def _expiry_events(
                 "rule_id": r["rule_id"],
                 "action_id": r["id"],
                 "created_at": now,
-                "delivery_status": "pending" if has_webhook else "none",
-                "next_attempt_at": now if has_webhook else None,
             }
             for r in rows
         ],

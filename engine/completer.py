@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from engine import metrics
+from engine import metrics, tracing
 from engine.completion import Completion, commit_batch
 from engine.deps import Deps
 
@@ -42,6 +42,7 @@ class Completer:
             await self._commit(batch)
 
     async def _commit(self, batch: list[tuple[Completion, asyncio.Future[bool]]]) -> None:
+        started_at = self._deps.clock.now()
         try:
             async with self._deps.write() as conn:
                 held = await commit_batch(conn, [c for c, _ in batch])
@@ -51,6 +52,7 @@ class Completer:
                 if not future.done():
                     future.set_exception(exc)
             return
+        tracing.record_spans([c.trace for c, _ in batch], started_at, self._deps.clock.now())
         for completion, future in batch:
             committed = completion.action_id in held
             if not committed:

@@ -16,8 +16,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine import metrics
 from engine.store import outbox, queue
 from engine.store.tables import runs
+from engine.tracing import RunTrace
 from tenants.kv import apply_writes
 from tenants.usage import add_usage
 
@@ -36,8 +38,9 @@ class Completion:
     writes: dict[str, Any] = field(default_factory=dict)
     #: (type, payload, source) of every event to store with the run.
     events: list[tuple[str, Any, str]] = field(default_factory=list)
-    has_webhook: bool = False
     cpu_ms: int = 0
+    #: The run's trace, when traced: the record span is made its child once committed.
+    trace: RunTrace | None = None
 
     @property
     def action_id(self) -> int:
@@ -65,6 +68,7 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> se
     for c in batch:
         c.run["committed"] = c.action_id in held
     await conn.execute(runs.insert(), [c.run for c in batch])
+    metrics.count_runs(conn, [c.run for c in batch])
     await _apply_writes(conn, [c for c in batch if c.action_id in held])
     emitting = [c for c in batch if c.action_id in held and c.events]
     run_ids = await _run_ids(conn, emitting)
@@ -118,6 +122,4 @@ def _event_row(c: Completion, run_id: int, type_: str, payload: Any, source: str
         "action_id": c.action_id,
         "run_id": run_id,
         "created_at": c.run["finished_at"],
-        "delivery_status": "pending" if c.has_webhook else "none",
-        "next_attempt_at": c.run["finished_at"] if c.has_webhook else None,
     }

@@ -103,8 +103,6 @@ def _failed_event(r: RowMapping, now: datetime) -> dict[str, Any]:
         "rule_id": r["rule_id"],
         "action_id": r["id"],
         "created_at": now,
-        "delivery_status": "pending",
-        "next_attempt_at": now,
     }
 
 
@@ -112,5 +110,7 @@ async def _record_lost(
     conn: AsyncConnection, lost: Sequence[RowMapping], failed: Sequence[RowMapping], now: datetime
 ) -> None:
     """A lost attempt is a run too (outcome crashed, nothing committed)."""
-    await runs.insert_runs(conn, [_lost_run(r, now) for r in lost])
+    lost_runs = [_lost_run(r, now) for r in lost]
+    await runs.insert_runs(conn, lost_runs)
+    metrics.count_runs(conn, lost_runs)
     await outbox.insert_events(conn, [_failed_event(r, now) for r in failed])

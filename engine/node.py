@@ -52,6 +52,7 @@ class Node:
         self._never = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._services: list[asyncio.Task[Any]] = []
+        self._unwatch_sandbox: Any = None
 
     def wake(self, tenant_id: str) -> None:
         """A tenant's rules or actions changed: look again now."""
@@ -69,6 +70,7 @@ class Node:
         self._services = [asyncio.create_task(self._dispatch(), name="cadenza-dispatcher")]
         self._services.append(asyncio.create_task(self._completer.run(), name="cadenza-completer"))
         self._services += [asyncio.create_task(c) for c in housekeeping_loops(self)]
+        self._unwatch_sandbox = metrics.watch_sandbox(self.deps.sandbox)
 
     async def stop(self) -> None:
         for task in [*self._services, *self._tasks]:
@@ -84,6 +86,9 @@ class Node:
         except Exception:  # the leases then expire on their own; nothing is lost
             log.exception("could not release this node's leases on stop")
         metrics.ACTIVE_TENANTS.set(0)
+        if self._unwatch_sandbox is not None:
+            self._unwatch_sandbox()
+            self._unwatch_sandbox = None
 
     def _spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
         task = asyncio.create_task(coro, name=name)
@@ -243,7 +248,6 @@ class Node:
             async with state.slots, self._slots:
                 completion = await execute(self._env, claimed, state.profile)
             self._ended(state, claimed)
-            metrics.observe_run(completion.run)
             committed = await self._completer.submit(completion)
             if committed:
                 state.count_run(completion.run["started_at"].date(), completion.cpu_ms)

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from engine import tracing
 from engine.clock import Clock
 from engine.completion import Completion
 from engine.host import BufferedHost
@@ -102,7 +103,7 @@ async def execute(env: RunEnv, claimed: Claimed, profile: TenantProfile) -> Comp
         log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
-    return _completion(claimed, runtime, node, outcome, host, started_at, finished_at, profile)
+    return _completion(claimed, runtime, node, outcome, host, started_at, finished_at)
 
 
 def _completion(
@@ -113,7 +114,6 @@ def _completion(
     host: BufferedHost,
     started_at: datetime,
     finished_at: datetime,
-    profile: TenantProfile,
 ) -> Completion:
     action = claimed.action
     ok = outcome.status is OutcomeStatus.OK
@@ -127,17 +127,39 @@ def _completion(
     events = [(e.type, e.payload, "script") for e in outcome.events] if ok else []
     if status == "failed":
         events.append(("run.failed", _failure(claimed, outcome), "engine"))
+    times = (claimed.claimed_at, started_at, finished_at)
+    trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
+    run = _run_row(claimed, runtime, node, outcome, started_at, finished_at)
+    run["trace_id"] = trace.trace_id if trace is not None else None
+    if not ok:
+        _log_failure(claimed, outcome.status, status, run["trace_id"])
     return Completion(
         action=action,
         claim_version=claimed.version,
         status=status,
         reason=reason,
         due_at=due_at,
-        run=_run_row(claimed, runtime, node, outcome, started_at, finished_at),
+        run=run,
         writes=host.writes if ok else {},
         events=events,
-        has_webhook=profile.webhook_url is not None,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),
+        trace=trace,
+    )
+
+
+def _log_failure(
+    claimed: Claimed, outcome: OutcomeStatus, status: str, trace_id: str | None
+) -> None:
+    """One line per failed run, with its ids and outcome only: never the error text or
+    output, which the script controls (they are in the run, for its tenant)."""
+    ids = action_ids(claimed.action, claimed.attempt) | {"trace_id": trace_id}
+    log.info(
+        "run of action %s attempt %s ended %s; the action is now %s",
+        claimed.action["id"],
+        claimed.attempt,
+        outcome,
+        status,
+        extra=ids,
     )
 
 

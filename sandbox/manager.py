@@ -16,7 +16,7 @@ from sandbox.cache import CompileCache
 from sandbox.contract import HostApi, Limits, Outcome, RuntimeName, ScriptContext
 from sandbox.errors import SandboxError
 from sandbox.micropython_runtime import MicroPythonRuntime
-from sandbox.pool import WorkerPool
+from sandbox.pool import WorkerCounts, WorkerPool
 from sandbox.python_runtime import PythonRuntime
 from sandbox.warm import WarmPolicy
 from sandbox.wasm_engine import WasmEngine
@@ -125,6 +125,10 @@ class Sandbox:
         if key not in self._runtimes:
             raise SandboxError(f"runtime {key} is not started; enter `async with Sandbox()` first")
         return self._runtimes[key]
+
+    def worker_counts(self) -> WorkerCounts:
+        """Python workers started and crashed so far (zeros without the python runtime)."""
+        return self._pool.counts if self._pool else WorkerCounts()
 
     def capabilities(self) -> dict[str, bool]:
         """Which isolation layers are active (python worker layers + wasm engine settings)."""

@@ -93,6 +93,15 @@ class WorkerHandle:
                     os.close(fd)
 
 
+@dataclass
+class WorkerCounts:
+    """How many python workers started, and how many crashed (died without reporting), since
+    the sandbox started: for the operator's metrics."""
+
+    started: int = 0
+    crashed: int = 0
+
+
 class WorkerPool:
     """Starts the zygote, keeps `size` workers ready, and reports how each worker ended."""
 
@@ -107,6 +116,8 @@ class WorkerPool:
         self._started: asyncio.Future[dict[str, bool]] | None = None
         self.layers: dict[str, bool] = {}
         self.is_stopping = False
+        #: Workers forked for this pool, and of them those that died without reporting.
+        self.counts = WorkerCounts()
 
     async def start(self) -> None:
         loop = asyncio.get_running_loop()
@@ -206,6 +217,7 @@ class WorkerPool:
     def _dispatch(self, message: dict[str, Any], fds: list[int]) -> None:
         if "pid" in message and len(fds) == 3:
             self._requested -= 1
+            self.counts.started += 1
             sock = socket.socket(fileno=fds[0])
             self._ready.put_nowait(WorkerHandle(message["pid"], sock, fds[1], fds[2]))
         elif "exit" in message:

@@ -163,6 +163,7 @@ class PythonRuntime:
             limit = describe_seconds(run.limits.effective_cpu_s)
             return run.ended(OutcomeStatus.TIMEOUT, f"used more than {limit} of CPU time", session)
         name = signal.Signals(number).name if number else f"exit code {report.get('code')}"
+        self._pool.counts.crashed += 1
         return run.ended(
             OutcomeStatus.CRASHED, f"the worker died without reporting ({name})", session
         )

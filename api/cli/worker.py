@@ -11,11 +11,10 @@ import click
 
 from api.app import engine_config
 from api.cli.common import (
-    configure_logging,
     db_option,
     freeze_startup_heap,
     log_format_option,
-    open_migrated,
+    open_node_database,
     run_async,
     settings_from,
 )
@@ -44,12 +43,11 @@ async def _until_signalled() -> None:
 async def worker(database_url: str | None, no_tenant_leases: bool, log_format: str | None) -> None:
     """Run the engine (timer loops, sweeper, webhook delivery, retention) until stopped."""
     settings = settings_from(database_url=database_url, log_format=log_format)
-    configure_logging(settings)
-    db = await open_migrated(settings.database_url)
+    db, box = await open_node_database(settings)
     try:
         async with Sandbox(SandboxConfig(max_workers=settings.max_concurrency)) as sandbox:
             config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
-            service = EngineService(db, sandbox, config)
+            service = EngineService(db, sandbox, config, secrets=box)
             await service.start()
             freeze_startup_heap()
             click.echo(

@@ -79,6 +79,10 @@ class PostgresCluster:
             "UTF8",
             "--no-locale",
         )
+        self.start_server()
+
+    def start_server(self) -> None:
+        """Start (or start again) the server on its data directory and port."""
         options = (
             f"-p {self.port} -k {self.base_dir} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
@@ -94,6 +98,10 @@ class PostgresCluster:
             "-w",
             "start",
         )
+
+    def stop_server(self) -> None:
+        """Stop the server, as an outage would, keeping its data for `start_server`."""
+        self._run("pg_ctl", "-D", str(self.data_dir), "-m", "fast", "stop")
 
     def stop(self) -> None:
         try:
