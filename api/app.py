@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 #: Errors any tenant-scoped route may answer (each route's input errors come on top).
 TENANT_ERRORS = problem_docs(401, 403, 404, 409, 412, 413, 422, 429, 503)
-OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422)
+OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422, 429, 503)
 
 
 def create_app(

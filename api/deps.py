@@ -7,12 +7,13 @@ the tenant's rate limit. Handlers never read a tenant id from the request.
 
 from __future__ import annotations
 
+import logging
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import BackgroundTasks, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -21,11 +22,13 @@ from api.errors import BadParameter, EngineUnavailable, Forbidden, Unauthorized
 from api.ratelimit import RateLimiter
 from api.settings import Settings
 from engine.service import EngineService
+from tenants.faults import as_unavailable
 from tenants.key_usage import is_stale, mark_used
 from tenants.keys import ROLE_RANK, ApiKey, Role, authenticate
 from tenants.registry import Tenant, TenantStatus, get_tenant
 from tenants.secret_box import SecretBox
 
+log = logging.getLogger("cadenza.api")
 MAX_SECRET_CHARS = 200
 #: The `credential` label of the authentication metrics.
 API_KEY = "api_key"
@@ -93,7 +96,10 @@ class Caller:
 
 
 async def current_caller(
-    request: Request, db: DbDep, credentials: Annotated[Credentials, Depends(_api_key)]
+    request: Request,
+    db: DbDep,
+    credentials: Annotated[Credentials, Depends(_api_key)],
+    background: BackgroundTasks,
 ) -> Caller:
     """Authenticate the Bearer API key (401 if missing, unknown or revoked; 429 for a client
     that failed too often) and rate-limit its tenant."""
@@ -111,9 +117,18 @@ async def current_caller(
     limiter.hit(tenant.id, int(tenant.quotas["requests_per_minute"]))
     now = datetime.now(UTC)
     if is_stale(key.last_used_at, now):
-        async with db.begin() as conn:
-            await mark_used(conn, key.id, now)
+        background.add_task(_mark_used, db, key.id, now)
     return Caller(key=key, tenant=tenant)
+
+
+async def _mark_used(db: AsyncEngine, key_id: str, now: datetime) -> None:
+    """Record the key's use after the answer is sent: bookkeeping never delays a request, nor
+    fails one that only reads when the database cannot take a write (a later use records it)."""
+    try:
+        async with db.begin() as conn:
+            await mark_used(conn, key_id, now)
+    except Exception as exc:  # any failure: the next use of the key tries again
+        log.info("could not record the use of key %s: %s", key_id, as_unavailable(exc) or exc)
 
 
 async def _authenticated(db: AsyncEngine, secret: str) -> tuple[ApiKey, Tenant] | None:

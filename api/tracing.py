@@ -45,14 +45,21 @@ def configure(mode: str) -> None:
 
 
 class RequestTracing:
-    """ASGI middleware: each HTTP request runs inside a server span `HTTP <METHOD> <route>`."""
+    """ASGI middleware: each HTTP request runs inside a server span `HTTP <METHOD> <route>`,
+    unless something outside already traces it (recent FastAPI versions make their own server
+    span when OpenTelemetry is installed; so does an ASGI instrumentation): one server span
+    per request either way."""
 
     def __init__(self, app: ASGIApp, shapes: list[RouteShape]) -> None:
         self.app = app
         self.shapes = shapes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if trace is None or scope["type"] != "http":
+        if (
+            trace is None
+            or scope["type"] != "http"
+            or trace.get_current_span().get_span_context().is_valid
+        ):
             await self.app(scope, receive, send)
             return
         found = route_of(self.shapes, scope["path"])

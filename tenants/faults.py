@@ -9,12 +9,27 @@ message that says what happened and that nothing was changed (the transaction ro
 
 from __future__ import annotations
 
+import asyncpg
+from asyncpg import exceptions as pg_exc
 from sqlalchemy import exc as sa_exc
 
 from tenants.errors import DatabaseUnavailable
 
 #: Every class an error that `as_unavailable` recognises belongs to (for exception handlers).
-DRIVER_ERRORS: tuple[type[BaseException], ...] = (sa_exc.SQLAlchemyError, OSError)
+DRIVER_ERRORS: tuple[type[BaseException], ...] = (
+    sa_exc.SQLAlchemyError,
+    OSError,
+    asyncpg.PostgresError,
+    asyncpg.InterfaceError,
+)
+#: Errors that mean the server is away: the network's, and asyncpg's (shutting down, starting
+#: up, connection lost), raised as they are or wrapped by SQLAlchemy.
+_AWAY = (
+    ConnectionError,
+    TimeoutError,
+    pg_exc.PostgresConnectionError,
+    pg_exc.OperatorInterventionError,
+)
 
 #: Seconds a client is told to wait before retrying; the disk-full case waits longer.
 RETRY_AFTER_S = 5
@@ -40,13 +55,14 @@ def as_unavailable(exc: BaseException) -> DatabaseUnavailable | None:
         return DatabaseBusy()
     if isinstance(exc, sa_exc.TimeoutError):
         return DatabaseUnavailable("no database connection came free in time: nothing was saved")
+    away = next((e for e in _chain(exc) if isinstance(e, _AWAY)), None)
+    if away is not None:
+        return DatabaseUnavailable(f"the database cannot be reached: {_first_line(away)}")
     if isinstance(exc, sa_exc.DBAPIError) and (
         exc.connection_invalidated
         or isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError)
     ):
         return DatabaseUnavailable(f"the database failed: {_first_line(exc)}; nothing was saved")
-    if isinstance(exc, ConnectionError | TimeoutError):
-        return DatabaseUnavailable(f"the database cannot be reached: {type(exc).__name__}")
     return None
 
 
@@ -54,6 +70,17 @@ def retry_after_s(exc: DatabaseUnavailable) -> int:
     return DISK_FULL_RETRY_AFTER_S if isinstance(exc, DatabaseDiskError) else RETRY_AFTER_S
 
 
-def _first_line(exc: sa_exc.DBAPIError) -> str:
-    orig = exc.orig if exc.orig is not None else exc
-    return f"{type(orig).__name__}: {str(orig).splitlines()[0] if str(orig) else ''}"[:200]
+def _first_line(exc: BaseException) -> str:
+    orig = getattr(exc, "orig", None) or exc
+    text = str(orig).splitlines()[0] if str(orig) else ""
+    return f"{type(orig).__name__}: {text}"[:200]
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    """`exc` and what it wraps (SQLAlchemy's `orig`, then the causes), outermost first."""
+    found: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in found and len(found) < 10:
+        found.append(current)
+        current = getattr(current, "orig", None) or current.__cause__ or current.__context__
+    return found

@@ -14,6 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from sqlalchemy import text
 
 from api.deps import DbDep, OperatorDep
+from api.schemas.problems import problem_docs
 from engine.store import schema
 from tenants.errors import DatabaseUnavailable
 from tenants.faults import RETRY_AFTER_S, as_unavailable
@@ -47,7 +48,7 @@ def _not_ready(detail: str) -> JSONResponse:
     return JSONResponse({"status": "unavailable", "detail": detail[:200]}, 503, headers)
 
 
-@router.get("/metrics", response_class=Response)
+@router.get("/metrics", response_class=Response, responses=problem_docs(401, 429))
 async def metrics(_: OperatorDep) -> Response:
     """Prometheus text format: everything registered in the default registry (operator token)."""
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

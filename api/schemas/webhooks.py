@@ -34,6 +34,7 @@ class WebhookPublic(Public):
 class SecretRotate(Input):
     overlap_s: int = Field(
         int(DEFAULT_OVERLAP.total_seconds()),
+        strict=True,
         ge=0,
         le=int(MAX_OVERLAP.total_seconds()),
         description="How long the current secret keeps signing beside the new one (0: stop now).",

@@ -65,7 +65,7 @@ async def _records(db: AsyncEngine) -> tuple[dict, dict]:  # type: ignore[type-a
 
 async def _settled(service: EngineService, tenant_id: str, clock: ManualClock) -> bool:
     """Nothing due is pending or running."""
-    page = await service.list_actions(tenant_id, limit=500)
+    page = await service.list_actions(tenant_id, limit=200)
     return not [
         a for a in page.items if a.status in ("pending", "running") and a.due_at <= clock.now()
     ]
