@@ -139,6 +139,12 @@ async def reseal_batch(conn: AsyncConnection, box: SecretBox, after_id: int, lim
     return rows[-1]["id"] if rows else -1
 
 
+async def has_legacy(conn: AsyncConnection) -> bool:
+    """Whether plain-text rows left by migration 0006 wait to be sealed."""
+    query = select(tenant_secrets.c.id).where(tenant_secrets.c.sealed.like(f"{LEGACY}%"))
+    return (await conn.execute(query.limit(1))).first() is not None
+
+
 async def seal_legacy(conn: AsyncConnection, box: SecretBox) -> int:
     """Seal every plain-text row left by migration 0006; how many there were."""
     query = select(tenant_secrets).where(tenant_secrets.c.sealed.like(f"{LEGACY}%"))

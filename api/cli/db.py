@@ -13,6 +13,7 @@ from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings
 from engine.store import schema
 from tenants import backup as sqlite_backup
+from tenants import secrets
 from tenants.connect import open_database
 from tenants.db import describe_url, is_sqlite, normalise_url, sqlite_path
 from tenants.secret_box import SecretKeyError
@@ -48,6 +49,9 @@ async def upgrade(database_url: str | None) -> None:
 async def _seal_if_keyed(engine: AsyncEngine, settings: Settings) -> int:
     """Seal the plain-text secrets an upgrade moved aside, when this process has the key; on
     PostgreSQL without a configured key they wait for the first `serve` or `worker`."""
+    async with engine.connect() as conn:
+        if not await secrets.has_legacy(conn):
+            return 0
     try:
         box = open_secret_box(settings)
     except SecretKeyError as exc:

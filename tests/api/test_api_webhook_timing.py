@@ -9,6 +9,7 @@ import hmac
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
@@ -70,9 +71,8 @@ def _events(client: httpx.Client) -> list[dict]:
 
 
 def _signed_by(secret: str, header: str, body: bytes) -> bool:
-    parts = dict(part.split("=", 1) for part in header.split(",")[:2])
-    expected = hmac.new(secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256)
-    return hmac.compare_digest(parts["v1"], expected.hexdigest())
+    timestamp, signatures = _signatures(header)
+    return any(_verifies(secret, timestamp, signature, body) for signature in signatures)
 
 
 def _runs_on(client: httpx.Client) -> set[str]:
@@ -133,3 +133,56 @@ def test_event_after_webhook_is_set_is_delivered_across_two_nodes(
             for name in ("a", "b")
         }
         _webhook_set_then_events_delivered(nodes, receiver)
+
+
+def _signatures(header: str) -> tuple[str, list[str]]:
+    parts = [part.split("=", 1) for part in header.split(",")]
+    return dict(parts)["t"], [value for name, value in parts if name == "v1"]
+
+
+def _verifies(secret: str, timestamp: str, signature: str, body: bytes) -> bool:
+    expected = hmac.new(secret.encode(), f"{timestamp}.".encode() + body, hashlib.sha256)
+    return hmac.compare_digest(signature, expected.hexdigest())
+
+
+def test_rotation_with_overlap_signs_with_both_secrets_then_the_new_one_only(
+    database_url: str, receiver: Receiver
+) -> None:
+    with running_server(database_url, "--no-demo", env=ENV) as server:
+        created = httpx.post(
+            f"{server.base_url}/v1/admin/tenants",
+            json={"name": "roller", "quotas": QUOTAS},
+            headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+            timeout=30,
+        ).json()
+        headers = {"Authorization": f"Bearer {created['api_key']}"}
+        with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as tenant:
+            old = tenant.post("/v1/webhook/secret", json={"overlap_s": 0}).json()["secret"]
+            assert tenant.put("/v1/webhook", json={"url": receiver.url}).status_code == 200
+            rolled = tenant.post("/v1/webhook/secret", json={"overlap_s": 3600}).json()
+            new = rolled["secret"]
+            assert rolled["previous_secret_retires_at"] is not None
+            shown = tenant.get("/v1/webhook").json()
+            assert new.startswith(shown["secret_hint"]) and old.startswith(
+                shown["previous_secret_hint"]
+            )
+            during = _delivered_once(tenant, receiver)
+            latest = tenant.post("/v1/webhook/secret", json={"overlap_s": 0}).json()
+            assert latest["previous_secret_retires_at"] is None
+            after = _delivered_once(tenant, receiver)
+    timestamp, signatures = _signatures(during[0])
+    assert len(signatures) == 2
+    assert _verifies(new, timestamp, signatures[0], during[1])
+    assert _verifies(old, timestamp, signatures[1], during[1])
+    timestamp, signatures = _signatures(after[0])
+    assert len(signatures) == 1 and _verifies(latest["secret"], timestamp, signatures[0], after[1])
+    assert not _verifies(new, timestamp, signatures[0], after[1])
+
+
+def _delivered_once(tenant: httpx.Client, receiver: Receiver) -> tuple[str, bytes]:
+    """Run a one-off that emits one event; what the receiver got for it."""
+    now = datetime.now(UTC).isoformat()
+    body = {"run_at": now, "code": EMITTER.replace("ctx.scheduled_at", "1")}
+    action = tenant.post("/v1/actions", json=body).json()
+    events = _wait(lambda: [e for e in _events(tenant) if e["action_id"] == action["id"]])
+    return _wait(lambda: receiver.received.get(events[0]["id"]))

@@ -129,6 +129,17 @@ class PostgresCluster:
             statement,
         ).stdout
 
+    def tool(self, name: str, *args: str) -> str:
+        """Run a client program of the cluster (pg_dump, pg_restore...) against it, as the
+        cluster's owner (so files it writes belong under `base_dir`); its output."""
+        return self._run(
+            name, "-h", "127.0.0.1", "-p", str(self.port), "-U", "cadenza", *args
+        ).stdout
+
+    def dump(self, database: str) -> str:
+        """Everything in `database`, as pg_dump writes it in plain SQL (schema and rows)."""
+        return self.tool("pg_dump", database)
+
     def create_database(self, template: str | None = None) -> str:
         name = f"test_{os.getpid()}_{next(_counter)}"
         clause = f" TEMPLATE {template}" if template else ""
