@@ -86,7 +86,10 @@ def _keep(source: queue.Queue[str | None], sink: list[str]) -> None:
 
 @contextmanager
 def running_server(
-    database_url: str, *extra_args: str, env: dict[str, str] | None = None
+    database_url: str,
+    *extra_args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> Iterator[Server]:
     """Start `cadenza serve` on a free port; yield once uvicorn reports startup complete."""
     port = free_port()
@@ -96,6 +99,7 @@ def running_server(
         stderr=subprocess.STDOUT,
         text=True,
         env=node_env(database_url, **(env or {})),
+        cwd=cwd,
     )
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True).start()
