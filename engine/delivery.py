@@ -6,38 +6,29 @@ tenant's webhook as it is then: every event is stored due for delivery (`store.o
 one whose tenant has no webhook at that moment is settled as `none`. A webhook set one second
 before an event is recorded therefore receives it, on every node.
 
-Signature: header `X-Cadenza-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret,
-"<t>.<body>")>`, with one `v1=` per signing secret: during the overlap window after a rotation
-both the new and the previous secret sign, so a receiver that checks any `v1` against its
-secret keeps accepting deliveries while it rolls over. Receivers reject old timestamps. URLs
-are called through `engine.webhook_http` (resolved once, private addresses refused).
+Each delivery is signed with every live signing secret of the tenant (`engine.signing`), and
+sent through `engine.webhook_http` (the host resolved once, private addresses refused).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import hmac
 import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
 from engine.deps import Deps
 from engine.metrics import DeliveryOutcome
 from engine.policies import retry_delay
+from engine.signing import Signing, sign, signing_for
 from engine.store import deliveries
 from engine.webhook_http import WebhookRefused, new_client, pin, post_pinned
-from tenants import secrets
-from tenants.secret_box import SecretKeyError
-from tenants.secrets import SecretPurpose
 
 log = logging.getLogger("cadenza.engine")
 SIGNATURE_HEADER = "X-Cadenza-Signature"
@@ -47,26 +38,11 @@ DELIVERY_POLL_S = 0.5
 DELIVERY_BATCH = 50
 #: How often the backlog gauge is measured (a count over the pending events).
 BACKLOG_EVERY_S = 5.0
-SIGNING = SecretPurpose.WEBHOOK_SIGNING
 _STATUS = {
     DeliveryOutcome.DELIVERED: "delivered",
     DeliveryOutcome.RETRYING: "pending",
     DeliveryOutcome.FAILED: "failed",
 }
-
-
-@dataclass(frozen=True)
-class Signing:
-    """What a tenant's deliveries are signed with now, or why they cannot be signed."""
-
-    secrets: tuple[str, ...] = ()
-    problem: str | None = None
-
-
-def sign(signing_secrets: Sequence[str], timestamp: int, body: bytes) -> str:
-    signed = f"{timestamp}.".encode() + body
-    digests = [hmac.new(s.encode(), signed, hashlib.sha256).hexdigest() for s in signing_secrets]
-    return ",".join([f"t={timestamp}", *(f"v1={d}" for d in digests)])
 
 
 def body_of(event: Mapping[str, Any]) -> bytes:
@@ -170,34 +146,10 @@ async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
         unsent = [e["id"] for e in due if not e["webhook_url"]]
         await deliveries.settle_without_webhook(conn, unsent)
         sending = [e for e in due if e["webhook_url"]]
-        signing = await _signing(conn, deps, {e["tenant_id"] for e in sending}, now)
+        signing = await signing_for(conn, deps.secrets, {e["tenant_id"] for e in sending}, now)
     metrics.WEBHOOKS.labels(outcome=DeliveryOutcome.NO_WEBHOOK).inc(len(unsent))
     await asyncio.gather(*(deliver(deps, client, e, signing[e["tenant_id"]]) for e in sending))
     return len(due)
-
-
-async def _signing(
-    conn: AsyncConnection, deps: Deps, tenant_ids: set[str], now: datetime
-) -> dict[str, Signing]:
-    """Each tenant's live signing secrets, newest first (one tenant's key problem is its own)."""
-    return {
-        tenant_id: await _tenant_signing(conn, deps, tenant_id, now) for tenant_id in tenant_ids
-    }
-
-
-async def _tenant_signing(
-    conn: AsyncConnection, deps: Deps, tenant_id: str, now: datetime
-) -> Signing:
-    if deps.secrets is None:
-        return Signing(problem="this node has no operator key to open signing secrets with")
-    try:
-        live = await secrets.live(conn, deps.secrets, [tenant_id], SIGNING, now)
-    except SecretKeyError as exc:
-        return Signing(problem=f"cannot open the signing secret: {exc}")
-    values = tuple(s.value for s in live.get(tenant_id, []))
-    if not values:
-        return Signing(problem="the tenant has no signing secret: POST /v1/webhook/secret")
-    return Signing(secrets=values)
 
 
 async def delivery_loop(deps: Deps) -> None:

@@ -6,31 +6,27 @@ from __future__ import annotations
 
 import shutil
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
-from support.operator import ADMIN_TOKEN
+from support.operator import ADMIN_TOKEN, BUSY_QUOTAS, create_tenant_over_api
+from support.polling import until
 from support.postgres import PostgresCluster
 from support.processes import Server, run_cli, running_server
 
 SCRIPT = "def main(ctx):\n    ctx.kv.set('n', ctx.scheduled_at)\n    return ctx.scheduled_at\n"
 EVERY_SECOND = {"schedule": "every 1s", "timezone": "UTC", "code": SCRIPT}
-QUOTAS = {"min_interval_s": 1, "requests_per_minute": 100_000, "max_concurrency": 4}
+QUOTAS = {**BUSY_QUOTAS, "max_concurrency": 4}
 ENV = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}
+
+#: How long a test waits for the engine (generous: the machine is shared).
+WAIT_S = 60.0
 
 
 def _tenant_key(server: Server) -> str:
-    created = httpx.post(
-        f"{server.base_url}/v1/admin/tenants",
-        json={"name": "backed-up", "quotas": QUOTAS},
-        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
-        timeout=30,
-    )
-    assert created.status_code == 201, created.text
-    return str(created.json()["api_key"])
+    return str(create_tenant_over_api(server.base_url, QUOTAS)["api_key"])
 
 
 def _all(client: httpx.Client, path: str) -> dict[object, dict]:
@@ -43,13 +39,6 @@ def _all(client: httpx.Client, path: str) -> dict[object, dict]:
         cursor = page["next_cursor"]
         if not cursor:
             return found
-
-
-def _until(probe, timeout_s: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while not probe():
-        assert time.monotonic() < deadline, f"not within {timeout_s} s"
-        time.sleep(0.2)
 
 
 class RuleWriter:
@@ -87,12 +76,14 @@ def _under_load_then_backup(
         for n in range(3):
             created = tenant.post("/v1/rules", json={"name": f"r{n}", **EVERY_SECOND})
             assert created.status_code == 201, created.text
-        _until(lambda: len(_all(tenant, "/v1/runs")) >= 10)
+        until(lambda: len(_all(tenant, "/v1/runs")) >= 10, timeout_s=WAIT_S)
         with RuleWriter(tenant) as writer:
-            _until(lambda: len(writer.created) >= 5)
+            until(lambda: len(writer.created) >= 5, timeout_s=WAIT_S)
             rules, runs = _all(tenant, "/v1/rules"), _all(tenant, "/v1/runs")
             take_backup()
-            _until(lambda: len(_all(tenant, "/v1/runs")) > len(runs))  # still running
+            until(
+                lambda: len(_all(tenant, "/v1/runs")) > len(runs), timeout_s=WAIT_S
+            )  # still running
     return key, rules, runs
 
 

@@ -5,15 +5,14 @@ run, event) and never carry what a script printed, returned, emitted or raised, 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx
 import pytest
-from support.operator import ADMIN_TOKEN
+from support.operator import ADMIN_TOKEN, BUSY_QUOTAS, create_tenant_over_api, tenant_client
+from support.polling import until
 from support.processes import Server, running_server
+from support.receivers import Receiver
 from support.threaded_server import serving
 
 PRINTED, RAISED, EMITTED = "MARKER-printed-7f3a", "MARKER-raised-91c2", "MARKER-emitted-c0de"
@@ -29,31 +28,13 @@ ENV = {
 @pytest.fixture
 def refusing_receiver() -> Iterator[str]:
     """A webhook receiver that answers 500 to everything."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers["Content-Length"]))
-            self.send_response(500)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            """Quiet."""
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    with serving(server):
-        yield f"http://127.0.0.1:{server.server_port}/hook"
+    receiver = Receiver(failures=1_000_000)
+    with serving(receiver.server):
+        yield receiver.url
 
 
 def _records(server: Server) -> list[dict]:
     return [json.loads(line) for line in server.lines if line.startswith("{")]
-
-
-def _wait_for(server: Server, found, timeout_s: float = 60.0) -> list[dict]:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while not found(_records(server)):
-        assert time.monotonic() < deadline, "".join(server.lines)[-3000:]
-        time.sleep(0.2)
-    return _records(server)
 
 
 def test_run_and_delivery_lines_carry_ids_and_nothing_of_scripts_or_secrets(
@@ -61,14 +42,9 @@ def test_run_and_delivery_lines_carry_ids_and_nothing_of_scripts_or_secrets(
 ) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'cadenza.db'}"
     with running_server(url, "--no-demo", env=ENV) as server:
-        created = httpx.post(
-            f"{server.base_url}/v1/admin/tenants",
-            json={"name": "logged", "quotas": {"min_interval_s": 1}},
-            headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
-        ).json()
+        created = create_tenant_over_api(server.base_url, BUSY_QUOTAS)
         key = created["api_key"]
-        tenant = httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"})
-        with tenant:
+        with tenant_client(server.base_url, key) as tenant:
             secret = tenant.post("/v1/webhook/secret").json()["secret"]
             tenant.put("/v1/webhook", json={"url": refusing_receiver})
             for name, code in (("fails", FAILING), ("emits", EMITTING)):
@@ -81,7 +57,7 @@ def test_run_and_delivery_lines_carry_ids_and_nothing_of_scripts_or_secrets(
                     "webhook delivery of event" in m for m in messages
                 )
 
-            records = _wait_for(server, both)
+            records = until(lambda: both(_records(server)) and _records(server), timeout_s=60)
     failed_run = next(r for r in records if "ended error" in r["message"])
     assert failed_run["tenant_id"] == created["id"] and failed_run["rule_id"].startswith("r_")
     assert failed_run["attempt"] == 1 and failed_run["action_id"] > 0

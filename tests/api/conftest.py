@@ -6,7 +6,6 @@ so they cannot see each other's objects and a server start (~2 s) is paid twice 
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ import httpx
 import pytest
 from support.api_servers import KINDS, UNTHROTTLED, new_database_url
 from support.operator import ADMIN_TOKEN
+from support.polling import until
 from support.processes import Server, running_server
 
 
@@ -120,18 +120,5 @@ def problem() -> Callable[..., dict]:
 
 @pytest.fixture
 def wait_for() -> Callable[..., Any]:
-    """Poll `probe` until it returns something truthy; fail after `timeout_s`.
-
-    The engine runs actions on its own schedule, so the tests watch for the result over HTTP;
-    the short pause between polls only spares the server, it synchronises nothing.
-    """
-
-    def wait(probe: Callable[[], Any], timeout_s: float = 30.0) -> Any:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if found := probe():
-                return found
-            time.sleep(0.1)
-        raise AssertionError(f"condition not met within {timeout_s} s")
-
-    return wait
+    """Poll a probe until it returns something truthy (`support.polling.until`)."""
+    return until

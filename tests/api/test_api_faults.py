@@ -15,7 +15,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.operator import ADMIN_TOKEN
+from support.operator import ADMIN_TOKEN, BUSY_QUOTAS, create_tenant_over_api, tenant_client
+from support.polling import until
 from support.postgres import PostgresCluster, find_bin_dir
 from support.processes import Server, run_cli, running_server
 
@@ -23,24 +24,12 @@ SCRIPT = "def main(ctx):\n    ctx.kv.set('beat', ctx.scheduled_at)\n    return 1
 EVERY_SECOND = {"name": "beat", "schedule": "every 1s", "timezone": "UTC", "code": SCRIPT}
 BUSY_TIMEOUT_S = 5.0  # tenants.db.SQLITE_BUSY_TIMEOUT_MS
 RECOVERY_DEADLINE_S = 60.0
-#: A rule every second, and room for the test's load.
-QUOTAS = {"min_interval_s": 1, "requests_per_minute": 100_000}
 
 
 def _tenant(server: Server) -> httpx.Client:
     """A fresh tenant allowed a rule every second, and a client holding its admin key."""
-    operator = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    created = httpx.post(
-        f"{server.base_url}/v1/admin/tenants",
-        json={"name": f"t{time.monotonic_ns()}", "quotas": QUOTAS},
-        headers=operator,
-        timeout=30,
-    )
-    assert created.status_code == 201, created.text
-    key = created.json()["api_key"]
-    return httpx.Client(
-        base_url=server.base_url, headers={"Authorization": f"Bearer {key}"}, timeout=60
-    )
+    created = create_tenant_over_api(server.base_url, BUSY_QUOTAS)
+    return tenant_client(server.base_url, created["api_key"])
 
 
 def _assert_unavailable(response: httpx.Response) -> None:
@@ -84,15 +73,6 @@ class Load:
         self._thread.join(timeout=120)
 
 
-def _eventually(probe, timeout_s: float = RECOVERY_DEADLINE_S):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if found := probe():
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout_s} s")
-
-
 @pytest.fixture
 def own_postgres() -> Iterator[PostgresCluster]:
     """A PostgreSQL of this test's own, to stop and start (the session's one serves others)."""
@@ -117,12 +97,11 @@ def test_postgresql_stopped_under_load_is_503_then_recovers(own_postgres: Postgr
     url = own_postgres.url("cadenza")
     assert run_cli("db", "upgrade", "--db", url).returncode == 0
     env = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}
-    with running_server(url, "--no-demo", env=env) as server:
-        tenant = _tenant(server)
+    with running_server(url, "--no-demo", env=env) as server, _tenant(server) as tenant:
         assert tenant.post("/v1/rules", json=EVERY_SECOND).status_code == 201
-        _eventually(lambda: _runs(tenant) >= 2)
+        until(lambda: _runs(tenant) >= 2, timeout_s=RECOVERY_DEADLINE_S)
         with Load(tenant) as load:
-            _eventually(lambda: len(load.statuses) > 20)
+            until(lambda: len(load.statuses) > 20, timeout_s=RECOVERY_DEADLINE_S)
             own_postgres.stop_server()
             _assert_unavailable(tenant.get("/v1/rules"))
             _assert_unavailable(tenant.post("/v1/rules", json={**EVERY_SECOND, "name": "x"}))
@@ -131,9 +110,14 @@ def test_postgresql_stopped_under_load_is_503_then_recovers(own_postgres: Postgr
             assert not_ready.status_code == 503 and not_ready.headers["Retry-After"]
             time.sleep(3)  # an outage of a few seconds, under load; nothing waits on it
             own_postgres.start_server()
-            _eventually(lambda: httpx.get(f"{server.base_url}/readyz").status_code == 200)
+            until(
+                lambda: httpx.get(f"{server.base_url}/readyz").status_code == 200,
+                timeout_s=RECOVERY_DEADLINE_S,
+            )
             runs_before = _runs(tenant)
-            _eventually(lambda: _runs(tenant) > runs_before + 2)  # the engine runs again
+            until(
+                lambda: _runs(tenant) > runs_before + 2, timeout_s=RECOVERY_DEADLINE_S
+            )  # the engine runs again
         assert server.process.poll() is None
         log = "".join(server.lines)
     assert 503 in load.statuses and load.bad == [], log[log.find("unmapped") :][:3000]
@@ -147,10 +131,16 @@ def sqlite_server(tmp_path: Path) -> Iterator[Server]:
         yield server
 
 
+@pytest.fixture
+def sqlite_tenant(sqlite_server: Server) -> Iterator[httpx.Client]:
+    with _tenant(sqlite_server) as client:
+        yield client
+
+
 def test_sqlite_write_lock_held_past_busy_timeout_is_503_then_works(
-    sqlite_server: Server, tmp_path: Path
+    sqlite_tenant: httpx.Client, tmp_path: Path
 ) -> None:
-    tenant = _tenant(sqlite_server)
+    tenant = sqlite_tenant
     holder = sqlite3.connect(tmp_path / "cadenza.db", isolation_level=None, timeout=30)
     holder.execute("BEGIN IMMEDIATE")  # another process holds SQLite's one write lock
     try:
@@ -190,8 +180,10 @@ def test_sqlite_disk_full_is_a_clear_error_keeps_acknowledged_writes_and_recover
     small_disk: Path,
 ) -> None:
     url = f"sqlite+aiosqlite:///{small_disk / 'cadenza.db'}"
-    with running_server(url, "--no-demo", env={"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}) as server:
-        tenant = _tenant(server)
+    with (
+        running_server(url, "--no-demo", env={"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}) as server,
+        _tenant(server) as tenant,
+    ):
         acknowledged, refused = [], []
         for n in range(2000):  # ~8 MiB of items: more than the disk holds
             response = tenant.put(f"/v1/kv/item-{n}", json={"value": "x" * 4000})

@@ -6,46 +6,25 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
-from support.operator import ADMIN_TOKEN
+from support.operator import ADMIN_TOKEN, BUSY_QUOTAS, create_tenant_over_api
+from support.polling import until
 from support.processes import Server, running_server
+from support.receivers import Receiver
 from support.threaded_server import serving
 
 EMITTER = "def main(ctx):\n    ctx.emit('tick', {'at': ctx.scheduled_at})\n"
 RULE = {"name": "tick", "schedule": "every 1s", "timezone": "UTC", "code": EMITTER}
 ENV = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN, "CADENZA_ALLOW_PRIVATE_WEBHOOKS": "true"}
 AFTER_WEBHOOK = 5
-#: A rule every second, and room for the test's polling.
-QUOTAS = {"min_interval_s": 1, "requests_per_minute": 100_000}
 
-
-class Receiver:
-    """A real HTTP server recording each delivery (event id, signature header, body)."""
-
-    def __init__(self) -> None:
-        self.received: dict[int, tuple[str, bytes]] = {}
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                event_id = int(self.headers["X-Cadenza-Event-Id"])
-                receiver.received[event_id] = (self.headers["X-Cadenza-Signature"], body)
-                self.send_response(204)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                """Quiet."""
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
+#: How long a test waits for the engine (generous: the machine is shared).
+WAIT_S = 60.0
 
 
 @pytest.fixture
@@ -53,15 +32,6 @@ def receiver() -> Iterator[Receiver]:
     r = Receiver()
     with serving(r.server):
         yield r
-
-
-def _wait(probe, timeout_s: float = 60.0):  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if found := probe():
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"not within {timeout_s} s")
 
 
 def _events(client: httpx.Client) -> list[dict]:
@@ -84,16 +54,11 @@ def _webhook_set_then_events_delivered(nodes: dict[str, Server], receiver: Recei
     profile), set its webhook through a node that does not run it, if there is one; every
     event after that must be delivered, signed with the tenant's secret."""
     first = next(iter(nodes.values()))
-    created = httpx.post(
-        f"{first.base_url}/v1/admin/tenants",
-        json={"name": f"t{time.monotonic_ns()}", "quotas": QUOTAS},
-        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
-        timeout=30,
-    ).json()
+    created = create_tenant_over_api(first.base_url, BUSY_QUOTAS)
     headers = {"Authorization": f"Bearer {created['api_key']}"}
     with httpx.Client(base_url=first.base_url, headers=headers, timeout=30) as tenant:
         assert tenant.post("/v1/rules", json=RULE).status_code == 201
-        _wait(lambda: len(_events(tenant)) >= 2)
+        until(lambda: len(_events(tenant)) >= 2, timeout_s=WAIT_S)
         running = _runs_on(tenant)
         other = next((s for name, s in nodes.items() if name not in running), first)
     with httpx.Client(base_url=other.base_url, headers=headers, timeout=30) as tenant:
@@ -106,11 +71,11 @@ def _webhook_set_then_events_delivered(nodes: dict[str, Server], receiver: Recei
             done = len(after) >= AFTER_WEBHOOK
             return after if done and all(e["delivery_status"] == "delivered" for e in after) else []
 
-        after = _wait(delivered_after)
+        after = until(delivered_after, timeout_s=WAIT_S)
         assert _runs_on(tenant) == running  # the same node ran the tenant throughout
-    assert {e["id"] for e in after} <= set(receiver.received)
+    assert {e["id"] for e in after} <= set(receiver.by_event_id())
     for event in after:
-        assert _signed_by(secret, *receiver.received[event["id"]])
+        assert _signed_by(secret, *receiver.by_event_id()[event["id"]])
 
 
 def test_event_after_webhook_is_set_is_delivered_on_one_node(
@@ -149,12 +114,7 @@ def test_rotation_with_overlap_signs_with_both_secrets_then_the_new_one_only(
     database_url: str, receiver: Receiver
 ) -> None:
     with running_server(database_url, "--no-demo", env=ENV) as server:
-        created = httpx.post(
-            f"{server.base_url}/v1/admin/tenants",
-            json={"name": "roller", "quotas": QUOTAS},
-            headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
-            timeout=30,
-        ).json()
+        created = create_tenant_over_api(server.base_url, BUSY_QUOTAS)
         headers = {"Authorization": f"Bearer {created['api_key']}"}
         with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as tenant:
             old = tenant.post("/v1/webhook/secret", json={"overlap_s": 0}).json()["secret"]
@@ -184,5 +144,7 @@ def _delivered_once(tenant: httpx.Client, receiver: Receiver) -> tuple[str, byte
     now = datetime.now(UTC).isoformat()
     body = {"run_at": now, "code": EMITTER.replace("ctx.scheduled_at", "1")}
     action = tenant.post("/v1/actions", json=body).json()
-    events = _wait(lambda: [e for e in _events(tenant) if e["action_id"] == action["id"]])
-    return _wait(lambda: receiver.received.get(events[0]["id"]))
+    events = until(
+        lambda: [e for e in _events(tenant) if e["action_id"] == action["id"]], timeout_s=WAIT_S
+    )
+    return until(lambda: receiver.by_event_id().get(events[0]["id"]), timeout_s=WAIT_S)

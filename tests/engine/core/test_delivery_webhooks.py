@@ -9,11 +9,11 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.receivers import Receiver
 from support.threaded_server import serving
 from support.webhooks import point_webhook
 from waiting import eventually
@@ -26,29 +26,6 @@ from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 
 EMITTER = "def main(ctx):\n    ctx.emit('invoice.due', {'amount': 42})\n"
-
-
-class Receiver:
-    """A real HTTP server that fails the first `failures` requests, then accepts."""
-
-    def __init__(self, failures: int) -> None:
-        self.failures = failures
-        self.received: list[tuple[dict[str, str], bytes, int]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                status = 500 if len(receiver.received) < receiver.failures else 204
-                receiver.received.append((dict(self.headers), body, status))
-                self.send_response(status)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                """Quiet."""
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
 
 
 @pytest.fixture
