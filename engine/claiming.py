@@ -98,7 +98,7 @@ async def apply(
         conn, [r for r, _ in chained], now, config.horizon_years, after=after
     )
     await _expiry_events(
-        conn, [r for r, _ in by_verdict[Verdict.EXPIRE] if r["id"] in expired], state, now
+        conn, [r for r, _ in by_verdict[Verdict.EXPIRE] if r["id"] in expired], now
     )
     claimed = [Claimed(r, won[r["id"]], now) for r in to_run if r["id"] in won]
     deferred = {r["rule_id"] for r, _ in by_verdict[Verdict.DEFER]}
@@ -140,9 +140,7 @@ async def _record_missed(
         metrics.count_skips(conn, SkipReason.MISFIRE, len(rows))
 
 
-async def _expiry_events(
-    conn: AsyncConnection, rows: Sequence[RowMapping], state: TenantState, now: datetime
-) -> None:
+async def _expiry_events(conn: AsyncConnection, rows: Sequence[RowMapping], now: datetime) -> None:
     await outbox.insert_events(
         conn,
         [

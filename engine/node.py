@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -52,7 +52,7 @@ class Node:
         self._never = asyncio.Event()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._services: list[asyncio.Task[Any]] = []
-        self._unwatch_sandbox: Any = None
+        self._unwatch_sandbox: Callable[[], None] | None = None
 
     def wake(self, tenant_id: str) -> None:
         """A tenant's rules or actions changed: look again now."""

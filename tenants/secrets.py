@@ -15,7 +15,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import Select, delete, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tenants.secret_box import FORMAT, SecretBox
@@ -81,15 +81,9 @@ async def retire(
         await conn.execute(update(tenant_secrets).where(mine, current).values(retires_at=until))
 
 
-async def live(
-    conn: AsyncConnection,
-    box: SecretBox,
-    tenant_ids: Sequence[str],
-    purpose: SecretPurpose,
-    now: datetime,
-) -> dict[str, list[StoredSecret]]:
-    """Each tenant's secrets for `purpose` that still work at `now`, newest first, opened."""
-    query = (
+def _live(tenant_ids: Sequence[str], purpose: SecretPurpose, now: datetime) -> Select[Any]:
+    """The tenants' rows for `purpose` that still work at `now`, newest first."""
+    return (
         select(tenant_secrets)
         .where(
             tenant_secrets.c.tenant_id.in_(set(tenant_ids)),
@@ -98,8 +92,18 @@ async def live(
         )
         .order_by(tenant_secrets.c.id.desc())
     )
+
+
+async def live(
+    conn: AsyncConnection,
+    box: SecretBox,
+    tenant_ids: Sequence[str],
+    purpose: SecretPurpose,
+    now: datetime,
+) -> dict[str, list[StoredSecret]]:
+    """Each tenant's secrets for `purpose` that still work at `now`, newest first, opened."""
     found: dict[str, list[StoredSecret]] = {}
-    for row in (await conn.execute(query)).mappings():
+    for row in (await conn.execute(_live(tenant_ids, purpose, now))).mappings():
         value = box.open(row["sealed"], _context(row["tenant_id"], purpose))
         found.setdefault(row["tenant_id"], []).append(
             StoredSecret(value, row["hint"], row["retires_at"])
@@ -111,16 +115,8 @@ async def hints(
     conn: AsyncConnection, tenant_id: str, purpose: SecretPurpose, now: datetime
 ) -> list[tuple[str, datetime | None]]:
     """(hint, retires_at) of the tenant's live secrets, newest first: nothing is opened."""
-    query = (
-        select(tenant_secrets.c.hint, tenant_secrets.c.retires_at)
-        .where(
-            tenant_secrets.c.tenant_id == tenant_id,
-            tenant_secrets.c.purpose == str(purpose),
-            or_(tenant_secrets.c.retires_at.is_(None), tenant_secrets.c.retires_at > now),
-        )
-        .order_by(tenant_secrets.c.id.desc())
-    )
-    return [(row.hint, row.retires_at) for row in await conn.execute(query)]
+    rows = (await conn.execute(_live([tenant_id], purpose, now))).mappings()
+    return [(row["hint"], row["retires_at"]) for row in rows]
 
 
 async def reseal_batch(conn: AsyncConnection, box: SecretBox, after_id: int, limit: int) -> int:

@@ -101,7 +101,13 @@ def _metrics_listener(settings: Settings) -> Iterator[int | None]:
         yield None
         return
     host, _, port = settings.metrics_address.rpartition(":")
-    httpd, thread = start_http_server(int(port), addr=host)
+    try:
+        httpd, thread = start_http_server(int(port), addr=host)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot serve metrics on {settings.metrics_address}: {exc.strerror}; "
+            "choose another --metrics-address"
+        ) from exc
     try:
         yield int(httpd.server_port)
     finally:
