@@ -179,7 +179,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
                 f"action {action_id} is {row['status']}, only an action that has not started "
                 "can be cancelled"
             )
-        metrics.count_skips(conn, SkipReason.USER, 1)
+        metrics.count_skips(SkipReason.USER, 1)
         await advance_chain(conn, [row], now, deps.config.horizon_years)
     deps.wake(tenant_id)
 

@@ -119,7 +119,7 @@ async def _finish(
     done: set[int] = set()
     for reason, rows in by_reason.items():
         finished = await queue.finish_pending(conn, rows, status, reason, now)
-        metrics.count_skips(conn, reason, len(finished))
+        metrics.count_skips(reason, len(finished))
         done |= finished
     return done
 
@@ -137,7 +137,7 @@ async def _record_missed(
         rows += [skipped_row(rule, at, SkipReason.MISFIRE, now) for at in decision.missed]
     if rows:
         await conn.execute(actions.insert(), rows)
-        metrics.count_skips(conn, SkipReason.MISFIRE, len(rows))
+        metrics.count_skips(SkipReason.MISFIRE, len(rows))
 
 
 async def _expiry_events(conn: AsyncConnection, rows: Sequence[RowMapping], now: datetime) -> None:

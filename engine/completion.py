@@ -68,7 +68,7 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> se
     for c in batch:
         c.run["committed"] = c.action_id in held
     await conn.execute(runs.insert(), [c.run for c in batch])
-    metrics.count_runs(conn, [c.run for c in batch])
+    metrics.count_runs([c.run for c in batch])
     await _apply_writes(conn, [c for c in batch if c.action_id in held])
     emitting = [c for c in batch if c.action_id in held and c.events]
     run_ids = await _run_ids(conn, emitting)

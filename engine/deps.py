@@ -40,12 +40,13 @@ class Deps:
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """A write transaction. On SQLite, one at a time in this process: SQLite has a single
         writer, and a connection waiting for it backs off in sleeps of up to 100 ms, which
-        would make runs late. PostgreSQL writers run concurrently."""
+        would make runs late. PostgreSQL writers run concurrently. What is counted inside
+        (`engine.metrics.count_skips`, `count_runs`) is applied once it has committed."""
         async with self._one_writer():
-            async with self.db.begin() as conn:
-                with metrics.counting(conn) as apply_counts:
+            with metrics.counting() as apply_counts:
+                async with self.db.begin() as conn:
                     yield conn
-            apply_counts()  # committed: the counters now match the rows
+                apply_counts()  # committed: the counters now match the rows
 
     def _one_writer(self) -> contextlib.AbstractAsyncContextManager[object]:
         return self._write_lock or contextlib.nullcontext()

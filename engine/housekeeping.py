@@ -112,5 +112,5 @@ async def _record_lost(
     """A lost attempt is a run too (outcome crashed, nothing committed)."""
     lost_runs = [_lost_run(r, now) for r in lost]
     await runs.insert_runs(conn, lost_runs)
-    metrics.count_runs(conn, lost_runs)
+    metrics.count_runs(lost_runs)
     await outbox.insert_events(conn, [_failed_event(r, now) for r in failed])

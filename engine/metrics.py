@@ -5,8 +5,8 @@ delivery outcomes), so no input can add series. The one exception, a tenant labe
 when the operator asks for it (`metrics_tenant_labels`): one series per tenant and outcome.
 
 Counters that mirror database rows (runs by outcome, actions finished without a run) move only
-when the transaction writing those rows commits (`count_on_commit`), so after a failed
-transaction they still equal the records.
+when the transaction writing those rows commits (`counting`, applied by `Deps.write`), so
+after a failed transaction they still equal the records.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 if TYPE_CHECKING:  # the command line imports this module; the sandbox loads wasmtime
     from sandbox import Sandbox
@@ -114,7 +114,12 @@ def watch_sandbox(sandbox: Sandbox) -> Callable[[], None]:
     return lambda: _SANDBOX_WORKERS.sandboxes.discard(sandbox)
 
 
-_PENDING = "cadenza.metrics.pending"
+#: Observations made in the current write transaction (`counting`), to apply once it commits.
+#: A context variable, not state on the connection: a cancelled transaction's connection may
+#: refuse to be touched, and an error there would hide the cancellation.
+_PENDING: ContextVar[list[Callable[[], object]] | None] = ContextVar(
+    "cadenza_metrics_pending", default=None
+)
 #: Whether runs are also counted per tenant (`configure`); off unless the operator asks.
 _tenant_labels = False
 
@@ -125,16 +130,16 @@ def configure(*, tenant_labels: bool) -> None:
     _tenant_labels = tenant_labels
 
 
-def count_runs(conn: AsyncConnection, runs: Sequence[Mapping[str, Any]]) -> None:
-    """Count `runs` (rows of `runs` being inserted on `conn`) once the transaction commits."""
+def count_runs(runs: Sequence[Mapping[str, Any]]) -> None:
+    """Count `runs` (rows of `runs` being inserted) once the transaction commits."""
     for run in runs:
-        _defer(conn, functools.partial(_observe_run, run))
+        _defer(functools.partial(_observe_run, run))
 
 
-def count_skips(conn: AsyncConnection, reason: str, amount: int) -> None:
-    """`amount` actions finished without a run for `reason`, once `conn`'s transaction commits."""
+def count_skips(reason: str, amount: int) -> None:
+    """`amount` actions finished without a run for `reason`, once the transaction commits."""
     if amount:
-        _defer(conn, functools.partial(_skips(str(reason)).inc, amount))
+        _defer(functools.partial(_skips(str(reason)).inc, amount))
 
 
 def _observe_run(run: Mapping[str, Any]) -> None:
@@ -146,8 +151,8 @@ def _observe_run(run: Mapping[str, Any]) -> None:
         TENANT_RUNS.labels(tenant_id=run["tenant_id"], outcome=outcome).inc()
 
 
-def _defer(conn: AsyncConnection, observation: Callable[[], object]) -> None:
-    pending: list[Callable[[], object]] | None = conn.info.get(_PENDING)
+def _defer(observation: Callable[[], object]) -> None:
+    pending = _PENDING.get()
     if pending is None:  # outside `counting`: the caller commits on its own
         observation()
     else:
@@ -155,11 +160,12 @@ def _defer(conn: AsyncConnection, observation: Callable[[], object]) -> None:
 
 
 @contextlib.contextmanager
-def counting(conn: AsyncConnection) -> Iterator[Callable[[], None]]:
-    """Collect the counts made on `conn` in this block; yields what applies them, to call
-    once the transaction has committed (a rolled-back one wrote no rows, so counts nothing)."""
+def counting() -> Iterator[Callable[[], None]]:
+    """Collect the counts made in this block (this task's write transaction); yields what
+    applies them, to call once the transaction has committed (a rolled-back one wrote no
+    rows, so it counts nothing)."""
     pending: list[Callable[[], object]] = []
-    conn.info[_PENDING] = pending
+    token = _PENDING.set(pending)
 
     def apply() -> None:
         for observation in pending:
@@ -169,7 +175,7 @@ def counting(conn: AsyncConnection) -> Iterator[Callable[[], None]]:
     try:
         yield apply
     finally:
-        conn.info.pop(_PENDING, None)
+        _PENDING.reset(token)
 
 
 @functools.cache

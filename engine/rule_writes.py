@@ -153,7 +153,7 @@ async def _write_change(
             return False
         status = "skipped" if reason is SkipReason.PAUSED else "cancelled"
         finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
-        metrics.count_skips(conn, reason, finished)
+        metrics.count_skips(reason, finished)
         # Resuming traces the whole pause anew, so its gap traces go too.
         gone_after = row["paused_at"] if is_resume else now
         await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
@@ -174,7 +174,7 @@ async def _trace_pause(
     schedule = rule_schedule(paused, deps.config.horizon_years)
     traced = await action_store.rule_instants(conn, paused["id"], paused_at, now)
     traces = paused_traces(schedule, paused, paused_at, now, traced)
-    metrics.count_skips(conn, SkipReason.PAUSED, len(traces))
+    metrics.count_skips(SkipReason.PAUSED, len(traces))
     traces += gap_traces(schedule, paused, paused_at, now, now)
     await action_store.insert_actions(conn, traces)
 
@@ -206,6 +206,6 @@ async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int
         finished = await action_store.finish_pending_of_rule(
             conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now
         )
-        metrics.count_skips(conn, SkipReason.RULE_DELETED, finished)
+        metrics.count_skips(SkipReason.RULE_DELETED, finished)
         await action_store.delete_gap_traces_after(conn, rule_id, now)
     deps.wake(tenant_id)
