@@ -34,7 +34,7 @@ export function signIn(main) {
       navigate("#/tenants");
     } catch (error) {
       if (error.status !== 401) return fill(status, problemBox(error));
-      fill(status, problemBox({ title: "Not accepted", detail: isKey ? "This API key is unknown or revoked." : "This is not the operator token. API keys start with cdz_." }));
+      fill(status, problemBox({ title: "Not accepted", detail: "This is neither a valid API key nor the operator token. API keys start with cdz_." }));
     }
   }
   fill(main, h("section", { class: "card signin" },
