@@ -9,6 +9,7 @@ from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import problems
+from api.auth_throttle import AuthThrottle
 from api.bodysize import BodySizeLimit
 from api.deps import refuse_nul
 from api.metrics import RequestMetrics, RouteShape
@@ -33,20 +34,26 @@ from api.routes import (
 from api.schemas.problems import problem_docs
 from api.settings import Settings
 from api.static import mount_ui
+from api.tracing import RequestTracing
 from engine.config import EngineConfig
+from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
     from engine.service import EngineService
 
 #: Errors any tenant-scoped route may answer (each route's input errors come on top).
 TENANT_ERRORS = problem_docs(401, 403, 404, 409, 412, 413, 422, 429, 503)
-OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422)
+OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422, 429, 503)
 
 
 def create_app(
-    settings: Settings, db: AsyncEngine, engine_service: EngineService | None = None
+    settings: Settings,
+    db: AsyncEngine,
+    engine_service: EngineService | None,
+    secret_box: SecretBox,
 ) -> FastAPI:
-    """An app serving `db` (and `engine_service`'s rules); the caller owns both lifetimes."""
+    """An app serving `db` (and `engine_service`'s rules), sealing tenants' secrets with
+    `secret_box`; the caller owns every lifetime."""
     app = FastAPI(
         title="Cadenza",
         version="0.1.0",
@@ -57,7 +64,9 @@ def create_app(
     app.state.settings = settings
     app.state.db = db
     app.state.engine = engine_service
+    app.state.secret_box = secret_box
     app.state.rate_limiter = RateLimiter()
+    app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
     problems.install(app)
     app.include_router(operations.router)
     tenant_scoped = (preview, test_run, rules, rule_runs, rule_insight, actions, runs, events, data)
@@ -74,6 +83,7 @@ def create_app(
     ]
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(RequestMetrics, shapes=app.state.route_shapes)
+    app.add_middleware(RequestTracing, shapes=app.state.route_shapes)
     install_openapi(app)
     mount_ui(app)
     return app

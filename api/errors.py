@@ -33,6 +33,17 @@ class RateLimited(ApiError):
         )
 
 
+class AuthThrottled(ApiError):
+    """This client address failed to authenticate too often: wait `Retry-After` seconds."""
+
+    def __init__(self, retry_after_s: int, failures_per_minute: int) -> None:
+        self.retry_after_s = retry_after_s
+        super().__init__(
+            f"more than {failures_per_minute} failed authentications per minute from your "
+            f"address: retry after {retry_after_s} s with a valid API key or operator token"
+        )
+
+
 class PayloadTooLarge(ApiError):
     """The request body is larger than the server accepts."""
 

@@ -1,7 +1,10 @@
 """HTTP metrics for Prometheus: requests by method, route template and status, and latency.
 
-Routes are labelled by their template (`/v1/rules/{rule_id}`), never the raw path, so ids
-cannot blow up the number of series; paths no route serves share the label `unmatched`.
+Every label comes from a closed set, so no request can add series: routes are labelled by
+their template (`/v1/rules/{rule_id}`), never the raw path, and paths no route serves share
+the label `unmatched`; methods outside the standard set count as `other`; statuses are the
+codes this server answers with. Authentication failures and throttled clients are counted
+here too (`AUTH_FAILURES`, `AUTH_THROTTLED`), by kind of credential only.
 """
 
 from __future__ import annotations
@@ -19,6 +22,19 @@ REQUESTS = Counter(
 DURATION = Histogram(
     "cadenza_http_request_duration_seconds", "Time to answer an API request.", ["method", "route"]
 )
+AUTH_FAILURES = Counter(
+    "cadenza_auth_failures_total",
+    "Failed authentications, by credential (api_key, operator_token).",
+    ["credential"],
+)
+AUTH_THROTTLED = Counter(
+    "cadenza_auth_throttled_total",
+    "Requests refused (429) because their client address failed to authenticate too often.",
+    ["credential"],
+)
+#: The methods counted under their own name; any other is `other`.
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+UNMATCHED = "unmatched"
 
 
 @dataclass(frozen=True)
@@ -63,7 +79,7 @@ class RequestMetrics:
             await self.app(scope, receive, record)
         finally:
             found = route_of(self.shapes, scope["path"])
-            route = found[0].path if found else "unmatched"
-            method = scope["method"]
+            route = found[0].path if found else UNMATCHED
+            method = scope["method"] if scope["method"] in METHODS else "other"
             REQUESTS.labels(method, route, status[0]).inc()
             DURATION.labels(method, route).observe(time.perf_counter() - started_s)

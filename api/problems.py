@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException
 
 from api.errors import (
     ApiError,
+    AuthThrottled,
     BadCursor,
     BadParameter,
     EngineUnavailable,
@@ -46,6 +47,7 @@ from engine.recurrence.errors import (
     ScheduleError,
 )
 from tenants.errors import Conflict, DatabaseUnavailable, InvalidInput, NotFound
+from tenants.faults import DRIVER_ERRORS, as_unavailable, retry_after_s
 
 log = logging.getLogger("cadenza.api")
 
@@ -74,6 +76,7 @@ PROBLEMS: dict[type[BaseException], Kind] = {
     Unauthorized: Kind(401, "unauthorized", "Not authenticated"),
     Forbidden: Kind(403, "forbidden", "Not allowed"),
     RateLimited: Kind(429, "rate-limited", "Too many requests"),
+    AuthThrottled: Kind(429, "auth-throttled", "Too many failed authentications"),
     PayloadTooLarge: Kind(413, "payload-too-large", "Request body too large"),
     BadCursor: Kind(422, "invalid-cursor", "Invalid cursor"),
     BadParameter: INVALID,
@@ -151,7 +154,15 @@ def _detail(exc: BaseException) -> str:
 
 
 async def handle(request: Request, exc: Exception) -> JSONResponse:
-    """Answer any exception as a problem; unmapped ones are bugs and are logged as such."""
+    """Answer any exception as a problem; unmapped ones are bugs and are logged as such. A
+    driver error that means the database is unavailable (unreachable, locked past its busy
+    timeout, disk full) is a 503 with Retry-After, never a 500."""
+    unavailable = as_unavailable(exc)
+    if unavailable is not None:
+        log.warning("answering 503 on %s %s: %s", request.method, request.url.path, unavailable)
+        response = problem_response(PROBLEMS[DatabaseUnavailable], str(unavailable), request)
+        response.headers["Retry-After"] = str(retry_after_s(unavailable))
+        return response
     if isinstance(exc, HTTPException) and kind_of(exc) is None:
         return _http_problem(request, exc)
     if isinstance(exc, RequestValidationError) and _body_not_json(request, exc):
@@ -163,7 +174,7 @@ async def handle(request: Request, exc: Exception) -> JSONResponse:
         log.error("unmapped exception on %s %s", request.method, request.url.path, exc_info=exc)
         return problem_response(INTERNAL, "an unexpected error; it was logged", request)
     response = problem_response(kind, _detail(exc), request, **_extras(exc))
-    if isinstance(exc, RateLimited):
+    if isinstance(exc, RateLimited | AuthThrottled):
         response.headers["Retry-After"] = str(exc.retry_after_s)
     if isinstance(exc, Unauthorized):
         response.headers["WWW-Authenticate"] = "Bearer"
@@ -203,6 +214,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(Exception, handle)
     app.add_exception_handler(HTTPException, handle)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, handle)  # type: ignore[arg-type]
-    for cls in PROBLEMS:
+    # Driver errors are answered inside the app like the rest (a handler only at the outer
+    # Exception level answers, then re-raises, and the server drops the connection).
+    for cls in (*PROBLEMS, *DRIVER_ERRORS):
         if issubclass(cls, Exception):
             app.add_exception_handler(cls, handle)

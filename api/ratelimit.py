@@ -1,20 +1,26 @@
-"""Per-tenant request rate limiting: a token bucket per tenant, in this process.
+"""Token buckets, in this process: per tenant for requests, per client address for failed
+authentications.
 
-The bucket holds `requests_per_minute` tokens and refills continuously at that rate, so a
-tenant may burst up to a minute's allowance and then proceeds at its steady rate. A request
-without a token gets 429 with `Retry-After` (whole seconds until one token is back). Buckets
-live in memory: with N nodes behind a balancer, a tenant's effective limit is up to N times
-its quota, which is the usual trade for not touching the database on every request.
+A bucket holds a minute's allowance and refills continuously at that rate, so a tenant (or a
+client) may burst up to a minute's allowance and then proceeds at its steady rate. Without a
+token the answer is 429 with `Retry-After` (whole seconds until one token is back). Buckets
+live in memory: with N nodes behind a balancer, an effective limit is up to N times the
+configured one, the usual trade for not touching the database on every request. The number of
+buckets is bounded: past `max_keys`, the least recently used goes (a full bucket's key loses
+nothing by being forgotten).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from api.errors import RateLimited
+
+MAX_KEYS = 100_000
 
 
 @dataclass
@@ -23,24 +29,54 @@ class _Bucket:
     updated_s: float
 
 
-class RateLimiter:
-    """Token buckets keyed by tenant id; `monotonic_s` is injectable for tests of the arithmetic."""
+class TokenBuckets:
+    """Buckets by key; `monotonic_s` is injectable for tests of the arithmetic."""
 
-    def __init__(self, monotonic_s: Callable[[], float] = time.monotonic) -> None:
-        self._buckets: dict[str, _Bucket] = {}
+    def __init__(
+        self, monotonic_s: Callable[[], float] = time.monotonic, max_keys: int = MAX_KEYS
+    ) -> None:
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
         self._now_s = monotonic_s
+        self._max_keys = max_keys
 
-    def hit(self, tenant_id: str, per_minute: int) -> None:
-        """Take one token for `tenant_id`, or raise RateLimited with the wait in seconds."""
+    def take(self, key: str, per_minute: int) -> int | None:
+        """Take one token for `key`: None if there was one, else the seconds until one is back."""
+        wait_s = self.wait_s(key, per_minute)
+        if wait_s is None:
+            self._buckets[key].tokens -= 1.0
+        return wait_s
+
+    def wait_s(self, key: str, per_minute: int) -> int | None:
+        """Seconds until `key` has a token again, or None if it has one now (none is taken)."""
+        bucket, rate_per_s = self._refilled(key, per_minute)
+        if bucket.tokens >= 1.0:
+            return None
+        return max(1, math.ceil((1.0 - bucket.tokens) / rate_per_s))
+
+    def _refilled(self, key: str, per_minute: int) -> tuple[_Bucket, float]:
         now_s = self._now_s()
         capacity = float(max(per_minute, 1))
         rate_per_s = capacity / 60.0
-        bucket = self._buckets.setdefault(tenant_id, _Bucket(capacity, now_s))
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = _Bucket(capacity, now_s)
+            if len(self._buckets) > self._max_keys:
+                self._buckets.popitem(last=False)
+        self._buckets.move_to_end(key)
         elapsed_s = max(now_s - bucket.updated_s, 0.0)
         bucket.tokens = min(capacity, bucket.tokens + elapsed_s * rate_per_s)
         bucket.updated_s = now_s
-        if bucket.tokens >= 1.0:
-            bucket.tokens -= 1.0
-            return
-        retry_after_s = max(1, math.ceil((1.0 - bucket.tokens) / rate_per_s))
-        raise RateLimited(retry_after_s, per_minute)
+        return bucket, rate_per_s
+
+
+class RateLimiter:
+    """Requests per minute of each tenant (its `requests_per_minute` quota)."""
+
+    def __init__(self, monotonic_s: Callable[[], float] = time.monotonic) -> None:
+        self._buckets = TokenBuckets(monotonic_s)
+
+    def hit(self, tenant_id: str, per_minute: int) -> None:
+        """Take one token for `tenant_id`, or raise RateLimited with the wait in seconds."""
+        retry_after_s = self._buckets.take(tenant_id, per_minute)
+        if retry_after_s is not None:
+            raise RateLimited(retry_after_s, per_minute)

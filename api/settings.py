@@ -7,6 +7,7 @@ engine and the data layer receive plain values, they never read the environment.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field
@@ -53,6 +54,26 @@ class Settings(BaseSettings):
         False, description="Allow webhook URLs on loopback/private addresses."
     )
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest request body.")
+    secret_keys: str | None = Field(
+        None, description="Operator keys sealing stored secrets, comma-separated, newest first."
+    )
+    secret_key_file: Path | None = Field(
+        None, description="File of operator keys (default on SQLite: <database>.key)."
+    )
+    metrics_address: str | None = Field(
+        None,
+        pattern=r"^[^\s:]+:\d{1,5}$",
+        description="HOST:PORT of a separate listener serving /metrics without a token.",
+    )
+    metrics_tenant_labels: bool = Field(
+        False, description="Also count runs per tenant (one series per tenant and outcome)."
+    )
+    auth_failures_per_minute: int = Field(
+        20, ge=1, le=10_000, description="Failed authentications per client address per minute."
+    )
+    tracing: Literal["none", "otlp", "console"] = Field(
+        "none", description="Export OpenTelemetry traces (needs the `otel` extra)."
+    )
 
 
 def load_settings(**overrides: Any) -> Settings:

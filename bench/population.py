@@ -11,7 +11,6 @@ index inserts).
 
 from __future__ import annotations
 
-import secrets
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -23,9 +22,7 @@ CHUNK = 50_000
 DAY_MINUTES = 24 * 60
 CODE = "def main(ctx):\n    return None\n"
 
-_TENANT = (
-    "INSERT INTO tenants (id, name, status, created_at, webhook_secret) VALUES (?, ?, ?, ?, ?)"
-)
+_TENANT = "INSERT INTO tenants (id, name, status, created_at) VALUES (?, ?, ?, ?)"
 _RULE = (
     "INSERT INTO rules (id, tenant_id, name, schedule, runtime, code, params, created_at,"
     " updated_at) VALUES (?, ?, ?, ?, 'python', ?, '{}', ?, ?)"
@@ -72,14 +69,13 @@ def populate(async_url: str, tenant_count: int, rule_count: int) -> list[str]:
     path = Path(str(make_url(async_url).database))
     now = datetime.now(UTC)
     tenant_ids = [f"t_bench{i:06d}" for i in range(tenant_count)]
-    secret = secrets.token_urlsafe(32)
     with sqlite3.connect(path) as conn:
         indexes = _secondary_indexes(conn)
         for name, _sql in indexes:
             conn.execute(f'DROP INDEX "{name}"')
         conn.executemany(
             _TENANT,
-            [(t, f"bench-{i}", "active", _text(now), secret) for i, t in enumerate(tenant_ids)],
+            [(t, f"bench-{i}", "active", _text(now)) for i, t in enumerate(tenant_ids)],
         )
         for start in range(0, rule_count, CHUNK):
             pairs = list(_rows(start, min(start + CHUNK, rule_count), rule_count, tenant_ids, now))

@@ -13,10 +13,11 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine import metrics, tracing
 from engine.deps import Deps
 from engine.errors import ActionNotFound, InvalidRule, InvalidState
 from engine.occurrences import rule_schedule
-from engine.records import RuleSpec
+from engine.records import RuleSpec, SkipReason
 from engine.rule_writes import load
 from engine.store import actions as action_store
 from engine.store.queue import advance_chain
@@ -43,6 +44,7 @@ def _manual_row(
         "max_attempts": rule["max_attempts"],
         "priority": rule["priority"],
         "created_at": now,
+        "trace_parent": tracing.current_parent(),
     }
 
 
@@ -110,6 +112,7 @@ async def submit(
         await check_code(deps.sandbox, runtime or RuntimeName.PYTHON, code, timeout_ms)
     now = deps.clock.now()
     values: dict[str, Any] = {"scheduled_at": run_at, "due_at": run_at, "params": params}
+    values["trace_parent"] = tracing.current_parent()
     if code is not None:
         values |= {
             "runtime": runtime or RuntimeName.PYTHON,
@@ -171,12 +174,13 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await load_action(conn, tenant_id, action_id)
-        cancelled = {"status": "cancelled", "reason": "user", "finished_at": now}
+        cancelled = {"status": "cancelled", "reason": SkipReason.USER, "finished_at": now}
         if not await action_store.update_unstarted(conn, row, cancelled, now):
             raise InvalidState(
                 f"action {action_id} is {row['status']}, only an action that has not started "
                 "can be cancelled"
             )
+        metrics.count_skips(SkipReason.USER, 1)
         await advance_chain(conn, [row], now, deps.config.horizon_years)
     deps.wake(tenant_id)
 

@@ -106,7 +106,7 @@ async def apply(
         conn, [r for r, _ in chained], now, config.horizon_years, after=after
     )
     await _expiry_events(
-        conn, [r for r, _ in by_verdict[Verdict.EXPIRE] if r["id"] in expired], state, now
+        conn, [r for r, _ in by_verdict[Verdict.EXPIRE] if r["id"] in expired], now
     )
     claimed = [Claimed(r, won[r["id"]], now) for r in to_run if r["id"] in won]
     deferred = {r["rule_id"] for r, _ in by_verdict[Verdict.DEFER]}
@@ -127,7 +127,7 @@ async def _finish(
     done: set[int] = set()
     for reason, rows in by_reason.items():
         finished = await queue.finish_pending(conn, rows, status, reason, now)
-        metrics.SKIPS.labels(reason=str(reason)).inc(len(finished))
+        metrics.count_skips(reason, len(finished))
         done |= finished
     return done
 
@@ -145,12 +145,10 @@ async def _record_missed(
         rows += [skipped_row(rule, at, SkipReason.MISFIRE, now) for at in decision.missed]
     if rows:
         await conn.execute(actions.insert(), rows)
+        metrics.count_skips(SkipReason.MISFIRE, len(rows))
 
 
-async def _expiry_events(
-    conn: AsyncConnection, rows: Sequence[RowMapping], state: TenantState, now: datetime
-) -> None:
-    has_webhook = state.profile.webhook_url is not None
+async def _expiry_events(conn: AsyncConnection, rows: Sequence[RowMapping], now: datetime) -> None:
     await outbox.insert_events(
         conn,
         [
@@ -167,8 +165,6 @@ async def _expiry_events(
                 "rule_id": r["rule_id"],
                 "action_id": r["id"],
                 "created_at": now,
-                "delivery_status": "pending" if has_webhook else "none",
-                "next_attempt_at": now if has_webhook else None,
             }
             for r in rows
         ],

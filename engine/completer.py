@@ -22,7 +22,7 @@ import logging
 from collections.abc import Sequence
 from datetime import datetime
 
-from engine import metrics
+from engine import metrics, tracing
 from engine.backoff import Backoff
 from engine.completion import Completion, Recorded, commit_batch
 from engine.deps import Deps
@@ -104,6 +104,7 @@ class Completer:
             return
         backoff = Backoff()
         while True:
+            started_at = self._deps.clock.now()
             try:
                 async with self._deps.write() as conn:
                     await claims.mark_started(conn, starts)
@@ -116,6 +117,7 @@ class Completer:
                     log.warning("cannot record %d runs yet, retrying: %s", len(batch), exc)
                 await backoff.wait()
                 continue
+            tracing.record_spans([c.trace for c, _ in batch], started_at, self._deps.clock.now())
             _resolve(batch, recorded)
             return
 

@@ -22,9 +22,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine import metrics
 from engine.records import SkipReason
 from engine.store import outbox, queue
 from engine.store.tables import runs
+from engine.tracing import RunTrace
 from tenants.kv_changes import KvChanges
 from tenants.kv_snapshot import commit_changes
 from tenants.usage import add_usage
@@ -63,13 +65,14 @@ class Completion:
     kv: KvChanges | None = None
     #: (type, payload, source) of every event to store with the run.
     events: list[tuple[str, Any, str]] = field(default_factory=list)
-    has_webhook: bool = False
     cpu_ms: int = 0
     #: The action's attempts allowed (None: as it was; a run again for a reason not the
     #: script's adds one).
     max_attempts: int | None = None
     #: Its kv writes and events are not to be committed (the run is recorded as not committed).
     discards_effects: bool = False
+    #: The run's trace, when traced: the record span is made its child once committed.
+    trace: RunTrace | None = None
 
     @property
     def action_id(self) -> int:
@@ -112,9 +115,9 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     batch = [rerun.get(c.action_id, c) for c in batch]
     await queue.set_outcomes(conn, [_outcome(c) for c in batch if c.action_id in held])
     committed = {c.action_id for c in batch if c.action_id in held and not c.discards_effects}
-    await conn.execute(
-        runs.insert(), [c.run | {"committed": c.action_id in committed} for c in batch]
-    )
+    recorded_runs = [c.run | {"committed": c.action_id in committed} for c in batch]
+    await conn.execute(runs.insert(), recorded_runs)
+    metrics.count_runs(recorded_runs)
     # Held runs whose effects are discarded keep only the engine's own events (run.failed).
     emitting = [c for c in batch if c.action_id in held and c.events]
     run_ids = await _run_ids(conn, emitting)
@@ -195,6 +198,4 @@ def _event_row(c: Completion, run_id: int, type_: str, payload: Any, source: str
         "action_id": c.action_id,
         "run_id": run_id,
         "created_at": c.run["finished_at"],
-        "delivery_status": "pending" if c.has_webhook else "none",
-        "next_attempt_at": c.run["finished_at"] if c.has_webhook else None,
     }

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from engine import metrics
 from engine.clock import Clock
 from engine.config import EngineConfig
 from engine.errors import TenantNotFound
@@ -16,6 +17,7 @@ from engine.recurrence import ScheduleLimits
 from sandbox import Sandbox
 from tenants.errors import NotFound
 from tenants.quotas import TenantProfile, load_profile
+from tenants.secret_box import SecretBox
 
 
 @dataclass
@@ -26,6 +28,8 @@ class Deps:
     clock: Clock
     #: Called with a tenant id after every committed change, so its loop re-reads at once.
     wake: Callable[[str], None]
+    #: Opens stored secrets (webhook signing); None: this node cannot sign deliveries.
+    secrets: SecretBox | None = None
     _write_lock: asyncio.Lock | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
@@ -36,13 +40,16 @@ class Deps:
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """A write transaction. On SQLite, one at a time in this process: SQLite has a single
         writer, and a connection waiting for it backs off in sleeps of up to 100 ms, which
-        would make runs late. PostgreSQL writers run concurrently."""
-        if self._write_lock is None:
-            async with self.db.begin() as conn:
-                yield conn
-            return
-        async with self._write_lock, self.db.begin() as conn:
-            yield conn
+        would make runs late. PostgreSQL writers run concurrently. What is counted inside
+        (`engine.metrics.count_skips`, `count_runs`) is applied once it has committed."""
+        async with self._one_writer():
+            with metrics.counting() as apply_counts:
+                async with self.db.begin() as conn:
+                    yield conn
+                apply_counts()  # committed: the counters now match the rows
+
+    def _one_writer(self) -> contextlib.AbstractAsyncContextManager[object]:
+        return self._write_lock or contextlib.nullcontext()
 
     def schedule_limits(self, profile: TenantProfile) -> ScheduleLimits:
         return ScheduleLimits(

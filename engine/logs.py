@@ -1,9 +1,12 @@
 """Log lines as operators read them: one per record, as text or as a JSON object, carrying the
-ids of the tenant, rule, action, run or event a record concerns.
+ids of the tenant, rule, action (with its occurrence id and attempt), run, event or trace a
+record concerns.
 
 The engine passes those ids with `extra=` (see `action_ids`); a formatter prints the ones a
-record has, so a line can be found by id whichever format is on. The formatters are installed
-by the command that starts the process (`api/cli/common.py`), never at import time.
+record has, so a line can be found by id whichever format is on. A line never carries what a
+script printed or returned, nor its error text (scripts may put anything there, secrets
+included): runs keep those, readable by their tenant only. The formatters are installed by the
+command that starts the process (`api/cli/common.py`), never at import time.
 """
 
 from __future__ import annotations
@@ -14,17 +17,30 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.occurrences import occurrence_id
+
 #: The `extra=` keys a formatter prints, in this order, when a record carries them.
-IDS = ("tenant_id", "rule_id", "action_id", "run_id", "event_id")
+IDS = (
+    "tenant_id",
+    "rule_id",
+    "action_id",
+    "occurrence_id",
+    "attempt",
+    "run_id",
+    "event_id",
+    "trace_id",
+)
 
 
-def action_ids(action: Mapping[str, Any]) -> dict[str, Any]:
-    """The ids of an `actions` row, for `extra=`."""
-    return {
+def action_ids(action: Mapping[str, Any], attempt: int | None = None) -> dict[str, Any]:
+    """The ids of an `actions` row (and of one attempt at it), for `extra=`."""
+    ids = {
         "tenant_id": action["tenant_id"],
         "rule_id": action["rule_id"],
         "action_id": action["id"],
+        "occurrence_id": occurrence_id(action["rule_id"], action["id"], action["scheduled_at"]),
     }
+    return ids if attempt is None else ids | {"attempt": attempt}
 
 
 def ids_of(record: logging.LogRecord) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -61,6 +62,7 @@ class Node:
         self.keepers: list[asyncio.Task[Any]] = []
         self.is_stopping = False
         self.hurry = asyncio.Event()
+        self._unwatch_sandbox: Callable[[], None] | None = None
 
     @classmethod
     async def started(cls, deps: Deps) -> Node:
@@ -84,6 +86,7 @@ class Node:
         ]
         for task in [*node.services, *node.keepers]:
             task.add_done_callback(_report_death)
+        node._unwatch_sandbox = metrics.watch_sandbox(deps.sandbox)
         return node
 
     def wake(self, tenant_id: str) -> None:
@@ -103,6 +106,9 @@ class Node:
 
         await stop(self, grace_s)
         metrics.ACTIVE_TENANTS.set(0)
+        if self._unwatch_sandbox is not None:
+            self._unwatch_sandbox()
+            self._unwatch_sandbox = None
 
     def loop_tasks(self) -> list[asyncio.Task[None]]:
         return [s.loop_task for s in self._tenants.values() if s.loop_task is not None]

@@ -180,6 +180,8 @@ class Run:
     fuel: int | None
     lateness_ms: float
     committed: bool
+    #: Its OpenTelemetry trace, when traces are exported (`engine.tracing`).
+    trace_id: str | None
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine import metrics, tracing
 from engine.deps import Deps
 from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
 from engine.occurrences import (
@@ -32,6 +33,8 @@ from engine.validation import check_code, check_fields, check_quotas, parse_rule
 from tenants.ids import new_id
 
 _SPEC_NAMES = tuple(f.name for f in fields(RuleSpec))
+#: Times an unconditional change reads the rule again after losing to a concurrent change.
+MAX_RACES = 5
 
 
 def spec_values(spec: RuleSpec) -> dict[str, Any]:
@@ -103,19 +106,38 @@ async def change(
 ) -> None:
     """Apply `changes` as a new version; pending actions of the old version are finished.
 
+    With `expected_version` the change applies only to that version: the check is part of the
+    statement that writes, so an edit committed after the caller read the rule makes this one
+    fail with StaleVersion and change nothing. Without it, the change applies to the version
+    current when it is written (a concurrent edit makes it read the rule again).
+
     Disabling the rule is a pause, whatever `reason` says: its pending occurrence is skipped
     (reason paused). Enabling it resumes it: the occurrences since the pause are recorded as
     skipped (reason paused), and planning starts from now.
     """
+    for _ in range(MAX_RACES):
+        async with deps.db.connect() as conn:
+            row = await load(conn, tenant_id, rule_id)
+        if expected_version is not None and expected_version != row["version"]:
+            raise StaleVersion(row["version"])
+        if await _write_change(deps, row, changes, reason):
+            deps.wake(tenant_id)
+            return
+        if expected_version is not None:
+            break
     async with deps.db.connect() as conn:
-        row = await load(conn, tenant_id, rule_id)
-    version = row["version"]
-    if expected_version is not None and expected_version != version:
-        raise StaleVersion(version)
+        raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
+
+
+async def _write_change(
+    deps: Deps, row: RowMapping, changes: dict[str, Any], reason: SkipReason
+) -> bool:
+    """Write `changes` on top of the rule as read in `row`, only if it is still that version;
+    False when another change came first."""
+    tenant_id, rule_id = row["tenant_id"], row["id"]
     spec = spec_with(spec_from_row(row), changes)
     with_code = "code" in changes or "runtime" in changes
-    anchor = row["created_at"]
-    values = await validate(deps, tenant_id, spec, anchor, with_code=with_code)
+    values = await validate(deps, tenant_id, spec, row["created_at"], with_code=with_code)
     now = deps.clock.now()
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
@@ -127,11 +149,11 @@ async def change(
     values.pop("tenant_id")
     values.pop("created_at")
     async with deps.write() as conn:
-        if not await rule_store.update_rule(conn, tenant_id, rule_id, version, values):
-            current = await load(conn, tenant_id, rule_id)
-            raise StaleVersion(current["version"])
+        if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
+            return False
         status = "skipped" if reason is SkipReason.PAUSED else "cancelled"
-        await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
+        finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
+        metrics.count_skips(reason, finished)
         # Resuming traces the whole pause anew, so its gap traces go too.
         gone_after = row["paused_at"] if is_resume else now
         await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
@@ -139,7 +161,7 @@ async def change(
             await _trace_pause(conn, row, deps, now)
         if spec.enabled:
             await _plan_next(conn, tenant_id, rule_id, deps, now)
-    deps.wake(tenant_id)
+    return True
 
 
 async def _trace_pause(
@@ -152,6 +174,7 @@ async def _trace_pause(
     schedule = rule_schedule(paused, deps.config.horizon_years)
     traced = await action_store.rule_instants(conn, paused["id"], paused_at, now)
     traces = paused_traces(schedule, paused, paused_at, now, traced)
+    metrics.count_skips(SkipReason.PAUSED, len(traces))
     traces += gap_traces(schedule, paused, paused_at, now, now)
     await action_store.insert_actions(conn, traces)
 
@@ -166,19 +189,23 @@ async def _plan_next(
     found = next_occurrence(schedule, rule, now)
     await action_store.insert_actions(conn, gap_traces(schedule, rule, now, found, now))
     if found is not None:
-        await action_store.insert_action(conn, occurrence_row(rule, found, now))
+        row = occurrence_row(rule, found, now) | {"trace_parent": tracing.current_parent()}
+        await action_store.insert_action(conn, row)
 
 
-async def delete(deps: Deps, tenant_id: str, rule_id: str) -> None:
-    """Soft-delete: history stays, pending actions are cancelled, DST gap traces ahead go."""
+async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:
+    """Soft-delete: history stays, pending actions are cancelled, DST gap traces ahead go.
+
+    With `expected_version`, only that version is deleted, checked by the statement that
+    deletes (StaleVersion otherwise, and nothing changes)."""
     now = deps.clock.now()
     async with deps.write() as conn:
-        row = await load(conn, tenant_id, rule_id)
-        await rule_store.update_rule(
-            conn, tenant_id, rule_id, row["version"], {"deleted_at": now, "updated_at": now}
-        )
-        await action_store.finish_pending_of_rule(
+        values = {"deleted_at": now, "updated_at": now}
+        if not await rule_store.update_rule(conn, tenant_id, rule_id, expected_version, values):
+            raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
+        finished = await action_store.finish_pending_of_rule(
             conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now
         )
+        metrics.count_skips(SkipReason.RULE_DELETED, finished)
         await action_store.delete_gap_traces_after(conn, rule_id, now)
     deps.wake(tenant_id)

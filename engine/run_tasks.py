@@ -123,7 +123,6 @@ class RunTasks:
     def _ended(state: TenantState, claimed: Claimed, completion: Completion) -> None:
         """The run ended: its place in the claim window is free while it is recorded, and its
         kv writes are what the tenant's next runs read until then."""
-        metrics.observe_run(completion.run)
         action_id = claimed.action["id"]
         state.recording.add(action_id)
         if completion.kv is not None:

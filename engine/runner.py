@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from engine import tracing
 from engine.clock import Clock
 from engine.completion import Completion
 from engine.host import BufferedHost
@@ -116,7 +117,7 @@ async def execute(
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
     return _completion(
-        claimed, runtime, node, clean_outcome(outcome), host, started_at, finished_at, profile
+        claimed, runtime, node, clean_outcome(outcome), host, started_at, finished_at
     )
 
 
@@ -128,7 +129,6 @@ def _completion(
     host: BufferedHost,
     started_at: datetime,
     finished_at: datetime,
-    profile: TenantProfile,
 ) -> Completion:
     action = claimed.action
     ok = outcome.status is OutcomeStatus.OK
@@ -137,21 +137,43 @@ def _completion(
     if status == "failed":
         failure = _failure(action, claimed.attempt, str(outcome.status), outcome.error)
         events.append(("run.failed", failure, "engine"))
+    times = (claimed.claimed_at, started_at, finished_at)
+    trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
+    run = _run_row(claimed, runtime, node, outcome, started_at, finished_at)
+    run["trace_id"] = trace.trace_id if trace is not None else None
+    if not ok:
+        _log_failure(claimed, outcome.status, status, run["trace_id"])
     completion = Completion(
         action=action,
         claim_version=claimed.version,
         status=status,
         reason=reason,
         due_at=due_at,
-        run=_run_row(claimed, runtime, node, outcome, started_at, finished_at),
+        run=run,
         kv=host.changes() if ok else None,
         events=events,
-        has_webhook=profile.webhook_url is not None,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),
+        trace=trace,
     )
     if host.outage is not None and not ok:
         return completion.run_again(f"the database was unreachable during this run ({host.outage})")
     return completion
+
+
+def _log_failure(
+    claimed: Claimed, outcome: OutcomeStatus, status: str, trace_id: str | None
+) -> None:
+    """One line per failed run, with its ids and outcome only: never the error text or
+    output, which the script controls (they are in the run, for its tenant)."""
+    ids = action_ids(claimed.action, claimed.attempt) | {"trace_id": trace_id}
+    log.info(
+        "run of action %s attempt %s ended %s; the action is now %s",
+        claimed.action["id"],
+        claimed.attempt,
+        outcome,
+        status,
+        extra=ids,
+    )
 
 
 def settle(

@@ -21,6 +21,7 @@ from engine.node import Node
 from engine.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
 from engine.trial import TrialResult
 from sandbox import Sandbox
+from tenants.secret_box import SecretBox
 
 
 class EngineService:
@@ -32,8 +33,9 @@ class EngineService:
         sandbox: Sandbox,
         config: EngineConfig,
         clock: Clock | None = None,
+        secrets: SecretBox | None = None,
     ) -> None:
-        self._deps = Deps(db, sandbox, config, clock or SystemClock(), self._wake)
+        self._deps = Deps(db, sandbox, config, clock or SystemClock(), self._wake, secrets)
         self._node: Node | None = None
 
     @property
@@ -82,16 +84,24 @@ class EngineService:
         await rule_writes.change(self._deps, tenant_id, rule_id, dict(changes), expected_version)
         return await self.get_rule(tenant_id, rule_id)
 
-    async def delete_rule(self, tenant_id: str, rule_id: str) -> None:
-        await rule_writes.delete(self._deps, tenant_id, rule_id)
+    async def delete_rule(
+        self, tenant_id: str, rule_id: str, expected_version: int | None = None
+    ) -> None:
+        await rule_writes.delete(self._deps, tenant_id, rule_id, expected_version)
 
-    async def pause_rule(self, tenant_id: str, rule_id: str) -> Rule:
+    async def pause_rule(
+        self, tenant_id: str, rule_id: str, expected_version: int | None = None
+    ) -> Rule:
         changes = {"enabled": False}
-        await rule_writes.change(self._deps, tenant_id, rule_id, changes, None, SkipReason.PAUSED)
+        await rule_writes.change(
+            self._deps, tenant_id, rule_id, changes, expected_version, SkipReason.PAUSED
+        )
         return await self.get_rule(tenant_id, rule_id)
 
-    async def resume_rule(self, tenant_id: str, rule_id: str) -> Rule:
-        return await self.update_rule(tenant_id, rule_id, {"enabled": True})
+    async def resume_rule(
+        self, tenant_id: str, rule_id: str, expected_version: int | None = None
+    ) -> Rule:
+        return await self.update_rule(tenant_id, rule_id, {"enabled": True}, expected_version)
 
     async def trigger_rule(self, tenant_id: str, rule_id: str) -> Action:
         action_id = await action_writes.trigger(self._deps, tenant_id, rule_id)

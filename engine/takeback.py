@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine import metrics
 from engine.records import SkipReason
 from engine.store import claims, outbox, runs
 from engine.store.tables import actions
@@ -74,7 +75,9 @@ async def take_back(
     )
     retried = [r for r in retry if r["id"] in returned]
     failed = [r for r in fail if r["id"] in ended]
-    await runs.insert_runs(conn, [_lost_run(r, now, loss) for r in [*retried, *failed]])
+    lost_runs = [_lost_run(r, now, loss) for r in [*retried, *failed]]
+    await runs.insert_runs(conn, lost_runs)
+    metrics.count_runs(lost_runs)
     await outbox.insert_events(conn, [_failed_event(r, now) for r in failed])
     return TakenBack(given, retried, failed)
 
@@ -119,6 +122,4 @@ def _failed_event(r: RowMapping, now: datetime) -> dict[str, Any]:
         "rule_id": r["rule_id"],
         "action_id": r["id"],
         "created_at": now,
-        "delivery_status": "pending",
-        "next_attempt_at": now,
     }

@@ -12,7 +12,8 @@ from engine.unrecorded import UnrecordedWrites
 from tenants.quotas import TenantProfile
 from tenants.usage import Usage
 
-#: How long a tenant's quotas and webhook are trusted before they are read again.
+#: How long a tenant's quotas are trusted before they are read again (its webhook is read by
+#: each delivery, never from here).
 PROFILE_TTL = timedelta(seconds=60)
 #: A tenant's claim window, per slot of its concurrency: actions claimed and not yet ended.
 #: Claims refill half a window at a time, so a backlog costs a claim transaction per
@@ -35,7 +36,7 @@ class TenantState:
     profile: TenantProfile
     usage_day: date
     usage: Usage
-    #: When the profile (quotas, webhook) was read; re-read after PROFILE_TTL.
+    #: When the profile (quotas) was read; re-read after PROFILE_TTL.
     loaded_at: datetime
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     in_flight: dict[int, Claimed] = field(default_factory=dict)

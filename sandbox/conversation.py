@@ -132,6 +132,8 @@ class Conversation:
         run.cpu_s = None if cpu_s is None else max(0.0, cpu_s - self._handle.cpu_used_s)
         run.peak_memory_bytes = ended.get("peak_memory_bytes")
         status, error = _death(ended, run.limits, job.mode)
+        if status is OutcomeStatus.CRASHED:
+            self._pool.counts.crashed += 1
         return run.ended(status, error, session)
 
 

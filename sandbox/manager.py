@@ -15,7 +15,7 @@ from typing import Protocol
 from sandbox.contract import HostApi, Limits, Outcome, RuntimeName, ScriptContext
 from sandbox.errors import SandboxError
 from sandbox.micropython.runtime import MicroPythonRuntime
-from sandbox.pool import WorkerPool
+from sandbox.pool import WorkerCounts, WorkerPool
 from sandbox.python.runtime import PythonRuntime
 from sandbox.warm import WarmPolicy
 from sandbox.wasm.runtime import WasmRuntime
@@ -121,6 +121,10 @@ class Sandbox:
     def zygote_pid(self) -> int | None:
         """The zygote's process id (its children are the workers), for measurements."""
         return self._pool.zygote_pid if self._pool else None
+
+    def worker_counts(self) -> WorkerCounts:
+        """Workers started and crashed so far (zeros before the sandbox starts)."""
+        return self._pool.counts if self._pool else WorkerCounts()
 
     def capabilities(self) -> dict[str, bool]:
         """Which isolation layers are active (the workers' layers + the wasm store's)."""

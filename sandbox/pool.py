@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,15 @@ from sandbox.report import WorkerReport
 from sandbox.warm import Binding, WarmPolicy, WarmWorkers
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parent.parent)
+
+
+@dataclass
+class WorkerCounts:
+    """How many workers started, and how many crashed (died without reporting), since
+    the sandbox started: for the operator's metrics."""
+
+    started: int = 0
+    crashed: int = 0
 
 
 class WorkerPool:
@@ -53,6 +63,8 @@ class WorkerPool:
         self._started: asyncio.Future[dict[str, bool]] | None = None
         self.layers: dict[str, bool] = {}
         self.is_stopping = False
+        #: Workers forked for this pool, and of them those that died without reporting.
+        self.counts = WorkerCounts()
 
     @property
     def zygote_pid(self) -> int | None:
@@ -166,6 +178,7 @@ class WorkerPool:
     def _dispatch(self, message: dict[str, Any], fds: list[int]) -> None:
         if "pid" in message and len(fds) == 3:
             self._requested -= 1
+            self.counts.started += 1
             sock = socket.socket(fileno=fds[0])
             self._ready.put_nowait(WorkerHandle(message["pid"], sock, fds[1], fds[2]))
         elif "unready" in message:  # it did not confine itself in time: ask for another

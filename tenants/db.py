@@ -23,6 +23,9 @@ from tenants.sqlite_driver import OneCrossingDBAPI
 
 DEFAULT_URL = "sqlite+aiosqlite:///./cadenza.db"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+#: How long opening a PostgreSQL connection may take: an unreachable server (a dropped route,
+#: not a refused connection) then fails a request with 503 in seconds instead of asyncpg's 60.
+PG_CONNECT_TIMEOUT_S = 10
 
 _DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
@@ -108,7 +111,11 @@ def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
-        parsed, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True
+        parsed,
+        pool_size=pool_size,
+        max_overflow=pool_size,
+        pool_pre_ping=True,
+        connect_args={"timeout": PG_CONNECT_TIMEOUT_S},
     )
 
 

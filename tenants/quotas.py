@@ -27,13 +27,12 @@ class Quotas:
 
 @dataclass(frozen=True)
 class TenantProfile:
-    """What the engine needs of a tenant: whether it runs, its quotas, its webhook."""
+    """What the engine needs of a tenant: whether it runs, and its quotas. (Its webhook is
+    read when each event is delivered, never from this cached record.)"""
 
     tenant_id: str
     is_active: bool
     quotas: Quotas
-    webhook_url: str | None
-    webhook_secret: str
 
 
 _QUOTA_NAMES = tuple(Quotas.__dataclass_fields__)
@@ -48,6 +47,4 @@ async def load_profile(conn: AsyncConnection, tenant_id: str) -> TenantProfile:
         tenant_id=tenant_id,
         is_active=row["status"] == "active",
         quotas=Quotas(**{name: row[name] for name in _QUOTA_NAMES}),
-        webhook_url=row["webhook_url"],
-        webhook_secret=row["webhook_secret"],
     )

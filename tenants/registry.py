@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -86,7 +85,6 @@ async def create_tenant(
                     id=tenant_id,
                     name=name,
                     created_at=datetime.now(UTC),
-                    webhook_secret=secrets.token_urlsafe(32),
                 )
             )
     except IntegrityError as exc:

@@ -17,6 +17,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
+    Text,
 )
 
 from tenants.types import BigId, UtcDateTime
@@ -39,7 +40,6 @@ tenants = Table(
     Column("status", String(16), nullable=False, server_default="active"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("webhook_url", String(2000)),
-    Column("webhook_secret", String(100), nullable=False),
     # Quotas: caps on what the tenant's rules may ask for.
     Column("max_rules", Integer, nullable=False, server_default="1000"),
     Column("max_concurrency", Integer, nullable=False, server_default="2"),
@@ -84,6 +84,21 @@ usage = Table(
     Column("cpu_ms", BigId, nullable=False, server_default="0"),
 )
 
+# Every secret Cadenza keeps for a tenant, sealed with the operator key (`tenants.secrets`):
+# the webhook signing secrets (the current one, and the previous ones while they still sign).
+tenant_secrets = Table(
+    "tenant_secrets",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("purpose", String(40), nullable=False),
+    Column("sealed", Text, nullable=False),
+    Column("hint", String(20), nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("retires_at", UtcDateTime),
+)
+Index("ix_tenant_secrets_tenant_id_purpose", tenant_secrets.c.tenant_id, tenant_secrets.c.purpose)
+
 # Which node runs which tenant's loop: a lease renewed by its holder, taken over when expired.
 tenant_leases = Table(
     "tenant_leases",
@@ -95,4 +110,4 @@ tenant_leases = Table(
 )
 Index("ix_tenant_leases_lease_until", tenant_leases.c.lease_until)
 
-__all__ = ["api_keys", "kv", "metadata", "tenant_leases", "tenants", "usage"]
+__all__ = ["api_keys", "kv", "metadata", "tenant_leases", "tenant_secrets", "tenants", "usage"]

@@ -20,6 +20,7 @@ from support.postgres import PostgresCluster, find_bin_dir
 from support.processes import run_cli
 
 from tenants.db import create_engine
+from tenants.secret_box import KeyRing, SecretBox, new_key
 
 
 def pytest_asyncio_loop_factories(
@@ -76,3 +77,9 @@ async def db(database_url: str) -> AsyncIterator[AsyncEngine]:
         assert engine.pool.checkedout() == 0, "a connection was not returned to the pool"  # type: ignore[attr-defined]
     finally:
         await engine.dispose()
+
+
+@pytest.fixture
+def secret_box() -> SecretBox:
+    """A box with a fresh operator key, as `serve` has from its key file."""
+    return SecretBox(KeyRing((new_key(),)))

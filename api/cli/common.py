@@ -16,13 +16,17 @@ import uvloop
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api import tracing
+from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
+from engine import metrics
 from engine.errors import NodeNameInUse
 from engine.logs import JsonFormatter, TextFormatter
 from engine.store import schema
 from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path
 from tenants.errors import CadenzaDataError
+from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
     from engine.service import EngineService
@@ -132,6 +136,25 @@ async def start_engine(service: EngineService) -> None:
         await service.start()
     except NodeNameInUse as exc:
         fail(str(exc))
+
+
+async def open_node_database(settings: Settings) -> tuple[AsyncEngine, SecretBox]:
+    """What `serve` and `worker` start with: logs, metrics and traces set up, the database
+    migrated, the operator key at hand and any plain-text secret left by an upgrade sealed."""
+    configure_logging(settings)
+    metrics.configure(tenant_labels=settings.metrics_tenant_labels)
+    try:
+        tracing.configure(settings.tracing)
+    except tracing.TracingUnavailable as exc:
+        fail(str(exc) or (type(exc).__doc__ or "").strip())
+    db = await open_migrated(settings.database_url)
+    try:
+        box = open_secret_box(settings)
+        await seal_legacy_secrets(db, box)
+    except BaseException:
+        await db.dispose()
+        raise
+    return db, box
 
 
 @contextlib.asynccontextmanager

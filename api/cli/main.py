@@ -22,6 +22,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "db": ("api.cli.db", "db", "Create and migrate the database schema."),
     "tenant": ("api.cli.tenants", "tenant", "Create and list tenants."),
     "key": ("api.cli.tenants", "key", "Create, list and revoke API keys."),
+    "secrets": (
+        "api.cli.secrets",
+        "secrets_group",
+        "Seal stored secrets; rotate the operator key.",
+    ),
     "preview": ("api.cli.preview", "preview", "Show a schedule's next dates and its text."),
     "run-script": ("api.cli.run_script", "run_script", "Run a script once in the sandbox."),
     "bench": ("api.cli.bench", "bench", "Run the benchmarks against APScheduler."),

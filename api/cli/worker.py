@@ -9,11 +9,10 @@ import click
 
 from api.app import engine_config
 from api.cli.common import (
-    configure_logging,
     db_option,
     freeze_startup_heap,
     log_format_option,
-    open_migrated,
+    open_node_database,
     run_async,
     settings_from,
     start_engine,
@@ -37,15 +36,14 @@ from tenants.db import describe_url
 async def worker(database_url: str | None, no_tenant_leases: bool, log_format: str | None) -> None:
     """Run the engine (timer loops, sweeper, webhook delivery, retention) until stopped."""
     settings = settings_from(database_url=database_url, log_format=log_format)
-    configure_logging(settings)
-    db = await open_migrated(settings.database_url)
+    db, box = await open_node_database(settings)
     try:
         sandbox_config = SandboxConfig(
             max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir()
         )
         async with Sandbox(sandbox_config) as sandbox:
             config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
-            service = EngineService(db, sandbox, config)
+            service = EngineService(db, sandbox, config, secrets=box)
             signals = StopSignals()
             signals.on_second = service.hurry
             await start_engine(service)

@@ -1,4 +1,10 @@
-"""`/healthz`, `/readyz`, `/metrics`: for load balancers, orchestrators and Prometheus."""
+"""`/healthz`, `/readyz`, `/metrics`: for load balancers, orchestrators and Prometheus.
+
+`/healthz` answers while the process runs (liveness: restarting it would not help when the
+database is down); `/readyz` only while the database answers and its schema is current
+(readiness: send no traffic here meanwhile). `/metrics` is the operator's: it takes the
+operator token, and `--metrics-address` serves it on a separate listener without one.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,11 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, generate_latest
 from sqlalchemy import text
 
-from api.deps import DbDep
+from api.deps import DbDep, OperatorDep
+from api.schemas.problems import problem_docs
 from engine.store import schema
+from tenants.errors import DatabaseUnavailable
+from tenants.faults import RETRY_AFTER_S, as_unavailable
 
 router = APIRouter(tags=["operations"])
 
@@ -27,13 +36,19 @@ async def readyz(db: DbDep) -> JSONResponse:
             await conn.execute(text("SELECT 1"))
         current = await schema.is_current(db)
     except Exception as exc:  # readiness reports any failure instead of raising it
-        return JSONResponse({"status": "unavailable", "detail": str(exc)[:200]}, 503)
+        unavailable = as_unavailable(exc) or DatabaseUnavailable(type(exc).__name__)
+        return _not_ready(str(unavailable))
     if not current:
-        return JSONResponse({"status": "unavailable", "detail": "schema not migrated"}, 503)
+        return _not_ready("schema not migrated: run `cadenza db upgrade`")
     return JSONResponse({"status": "ready"})
 
 
-@router.get("/metrics", response_class=Response)
-async def metrics() -> Response:
-    """Prometheus text format: everything registered in the default registry."""
+def _not_ready(detail: str) -> JSONResponse:
+    headers = {"Retry-After": str(RETRY_AFTER_S)}
+    return JSONResponse({"status": "unavailable", "detail": detail[:200]}, 503, headers)
+
+
+@router.get("/metrics", response_class=Response, responses=problem_docs(401, 429))
+async def metrics(_: OperatorDep) -> Response:
+    """Prometheus text format: everything registered in the default registry (operator token)."""
     return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -1,8 +1,10 @@
 """`/v1/rules`: create, list, read, edit (with If-Match on the version), delete, validate.
 
-A rule's `ETag` is its version. PATCH and DELETE with `If-Match` succeed only while the rule
-is still at that version; otherwise 412 and nothing changes, so two editors never silently
-overwrite each other. Without `If-Match` the change applies to whatever version is current.
+A rule's `ETag` is its version, and every change makes a new version (an edit, a pause, a
+resume). PATCH, DELETE, pause and resume with `If-Match` succeed only while the rule is still
+at that version, checked by the statement that writes; otherwise 412 and nothing changes, so
+two editors never silently overwrite each other. Without `If-Match` the change applies to
+whatever version is current.
 """
 
 from __future__ import annotations
@@ -107,10 +109,5 @@ async def delete_rule(
     rule_id: RuleId, caller: EditorDep, engine: EngineDep, if_match: IfMatch = None
 ) -> Response:
     """Delete a rule; its pending actions are cancelled, its past runs stay readable."""
-    expected = expected_version(if_match)
-    if expected is not None:
-        current = await engine.get_rule(caller.tenant_id, rule_id)
-        if current.version != expected:
-            raise StaleVersion(current.version)
-    await engine.delete_rule(caller.tenant_id, rule_id)
+    await engine.delete_rule(caller.tenant_id, rule_id, expected_version(if_match))
     return Response(status_code=204)

@@ -38,3 +38,4 @@ class RunPublic(RunSummary):
     cpu_ms: float | None
     peak_memory_bytes: int | None
     fuel: int | None
+    trace_id: str | None = Field(description="Its OpenTelemetry trace id, when traces are on.")

@@ -1,10 +1,11 @@
-"""Outbox delivery statements: claim due events, record each attempt."""
+"""Outbox delivery statements: claim due events, settle those with nowhere to go, record each
+attempt, measure the backlog."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -28,7 +29,7 @@ async def claim(
     conn: AsyncConnection, ids: list[int], now: datetime, hold_until: datetime
 ) -> list[RowMapping]:
     """Of the `ids` found due, those still due, held until `hold_until` so no other node sends
-    them too; each with its tenant's webhook URL and secret."""
+    them too; each with its tenant's webhook URL as it is now."""
     won = await conn.execute(
         update(events)
         .where(
@@ -41,7 +42,7 @@ async def claim(
     )
     held = [row.id for row in won]
     query = (
-        select(events, tenants.c.webhook_url, tenants.c.webhook_secret)
+        select(events, tenants.c.webhook_url)
         .join(tenants, tenants.c.id == events.c.tenant_id)
         .where(events.c.id.in_(held))
         .order_by(events.c.id)
@@ -67,3 +68,19 @@ async def record_attempt(
             last_error=error,
         )
     )
+
+
+async def settle_without_webhook(conn: AsyncConnection, ids: list[int]) -> None:
+    """Held events whose tenant has no webhook now: nothing to deliver (status `none`)."""
+    if ids:
+        await conn.execute(
+            update(events)
+            .where(events.c.id.in_(ids))
+            .values(delivery_status="none", next_attempt_at=None)
+        )
+
+
+async def backlog(conn: AsyncConnection) -> int:
+    """Events waiting for delivery: due now, held, or retrying later."""
+    query = select(func.count()).select_from(events).where(events.c.delivery_status == "pending")
+    return int((await conn.execute(query)).scalar_one())

@@ -13,8 +13,15 @@ from engine.store.tables import events
 
 
 async def insert_events(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Store events, each due for delivery at once. Whether it goes anywhere is decided when
+    it is delivered, from the tenant's webhook as it is then (`engine.delivery`): a decision
+    taken here, from a tenant profile cached by the loop, lost the events recorded in the
+    minute after a tenant set its webhook."""
     if rows:
-        await conn.execute(events.insert(), [dict(r) for r in rows])
+        due = [
+            {**r, "delivery_status": "pending", "next_attempt_at": r["created_at"]} for r in rows
+        ]
+        await conn.execute(events.insert(), due)
 
 
 async def list_events(

@@ -55,14 +55,19 @@ async def list_rules(
 
 
 async def update_rule(
-    conn: AsyncConnection, tenant_id: str, rule_id: str, version: int, values: Mapping[str, Any]
+    conn: AsyncConnection,
+    tenant_id: str,
+    rule_id: str,
+    version: int | None,
+    values: Mapping[str, Any],
 ) -> bool:
-    """Write `values` and bump the version, only if the rule is still at `version`."""
-    result = await conn.execute(
-        update(rules)
-        .where(_visible(tenant_id), rules.c.id == rule_id, rules.c.version == version)
-        .values(**values, version=version + 1)
-    )
+    """Write `values` and bump the version, only if the rule is visible and (unless `version`
+    is None) still at `version`: the check and the write are one statement, so no change
+    committed in between can be overwritten."""
+    query = update(rules).where(_visible(tenant_id), rules.c.id == rule_id)
+    if version is not None:
+        query = query.where(rules.c.version == version)
+    result = await conn.execute(query.values(**values, version=rules.c.version + 1))
     return result.rowcount == 1
 
 

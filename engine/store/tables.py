@@ -89,6 +89,8 @@ actions = Table(
     Column("claimed_at", UtcDateTime),
     # When the current attempt's run started; NULL while claimed and not started yet.
     Column("started_at", UtcDateTime),
+    # W3C traceparent of the traced API request that made it (`engine.tracing`), if any.
+    Column("trace_parent", String(64)),
     UniqueConstraint("tenant_id", "key"),
 )
 Index("ix_actions_tenant_status_due", actions.c.tenant_id, actions.c.status, actions.c.due_at)
@@ -128,6 +130,8 @@ runs = Table(
     Column("lateness_ms", Float, nullable=False),
     # False when the attempt lost its claim: its kv writes and events were discarded.
     Column("committed", Boolean, nullable=False, server_default="1"),
+    # The OpenTelemetry trace of the run, when traces are exported.
+    Column("trace_id", String(32)),
 )
 Index("ix_runs_tenant_id_id", runs.c.tenant_id, runs.c.id)
 Index("ix_runs_rule_id_id", runs.c.rule_id, runs.c.id)

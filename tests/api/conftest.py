@@ -6,8 +6,6 @@ so they cannot see each other's objects and a server start (~2 s) is paid twice 
 
 from __future__ import annotations
 
-import shutil
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,29 +13,24 @@ from typing import Any
 
 import httpx
 import pytest
+from support.api_servers import KINDS, UNTHROTTLED, new_database_url
 from support.operator import ADMIN_TOKEN
-from support.postgres import PostgresCluster
+from support.polling import until
 from support.processes import Server, running_server
 
 
-@pytest.fixture(
-    scope="session", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
+@pytest.fixture(scope="session", params=KINDS)
 def api_database_url(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> str:
     """A freshly migrated database of each kind for the API server."""
-    if request.param == "sqlite":
-        path = tmp_path_factory.mktemp("api") / "cadenza.db"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        return f"sqlite+aiosqlite:///{path}"
-    cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
-    return cluster.url(cluster.create_database(template="cadenza_template"))
+    return new_database_url(request, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def server(api_database_url: str) -> Iterator[Server]:
-    with running_server(api_database_url, env={"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}) as running:
+    env = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN, **UNTHROTTLED}
+    with running_server(api_database_url, env=env) as running:
         yield running
 
 
@@ -127,18 +120,5 @@ def problem() -> Callable[..., dict]:
 
 @pytest.fixture
 def wait_for() -> Callable[..., Any]:
-    """Poll `probe` until it returns something truthy; fail after `timeout_s`.
-
-    The engine runs actions on its own schedule, so the tests watch for the result over HTTP;
-    the short pause between polls only spares the server, it synchronises nothing.
-    """
-
-    def wait(probe: Callable[[], Any], timeout_s: float = 30.0) -> Any:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if found := probe():
-                return found
-            time.sleep(0.1)
-        raise AssertionError(f"condition not met within {timeout_s} s")
-
-    return wait
+    """Poll a probe until it returns something truthy (`support.polling.until`)."""
+    return until

@@ -124,10 +124,11 @@ def test_rate_limit_answers_429_with_retry_after(new_tenant, problem) -> None:
     assert other.viewer.get("/v1/tenant").status_code == 200
 
 
-def test_operations_endpoints(http: httpx.Client) -> None:
+def test_operations_endpoints(http: httpx.Client, operator: httpx.Client) -> None:
     assert http.get("/healthz").json() == {"status": "ok"}
     assert http.get("/readyz").json() == {"status": "ready"}
-    metrics = http.get("/metrics")
+    assert http.get("/metrics").status_code == 401  # the operator's, not the public's
+    metrics = operator.get("/metrics")
     assert metrics.status_code == 200 and "# TYPE" in metrics.text
     counted = 'cadenza_http_requests_total{method="GET",route="/healthz",status="200"}'
     assert counted in metrics.text

@@ -79,10 +79,10 @@ class PostgresCluster:
             "UTF8",
             "--no-locale",
         )
-        self.serve()
+        self.start_server()
 
-    def serve(self) -> None:
-        """Start the server on the cluster's data (again, after `halt`)."""
+    def start_server(self) -> None:
+        """Start (or start again) the server on its data directory and port."""
         options = (
             f"-p {self.port} -k {self.base_dir} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
@@ -99,8 +99,8 @@ class PostgresCluster:
             "start",
         )
 
-    def halt(self) -> None:
-        """Stop the server, keeping its data: clients see the database go away."""
+    def stop_server(self) -> None:
+        """Stop the server, as an outage would, keeping its data for `start_server`."""
         self._run("pg_ctl", "-D", str(self.data_dir), "-m", "fast", "-w", "stop")
 
     def stop(self) -> None:
@@ -128,6 +128,17 @@ class PostgresCluster:
             "-Atc",
             statement,
         ).stdout
+
+    def tool(self, name: str, *args: str) -> str:
+        """Run a client program of the cluster (pg_dump, pg_restore...) against it, as the
+        cluster's owner (so files it writes belong under `base_dir`); its output."""
+        return self._run(
+            name, "-h", "127.0.0.1", "-p", str(self.port), "-U", "cadenza", *args
+        ).stdout
+
+    def dump(self, database: str) -> str:
+        """Everything in `database`, as pg_dump writes it in plain SQL (schema and rows)."""
+        return self.tool("pg_dump", database)
 
     def create_database(self, template: str | None = None) -> str:
         name = f"test_{os.getpid()}_{next(_counter)}"

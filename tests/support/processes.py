@@ -20,11 +20,22 @@ CADENZA = str(Path(sys.executable).with_name("cadenza"))
 STARTUP_TIMEOUT_S = 30.0
 
 
+#: The operator key of the test processes on PostgreSQL (which has no default key file).
+TEST_SECRET_KEY = "f6XWd3f0m3ayFI0pnx9LZaHDm-V7KGAn8xYvJf5v6fQ="
+
+
 def cli_env(**extra: str) -> dict[str, str]:
     """A clean environment: nothing of the developer's CADENZA_* settings leaks into a test."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CADENZA_")}
     env.update(extra)
     return env
+
+
+def node_env(database_url: str, **extra: str) -> dict[str, str]:
+    """`cli_env` for a `serve` or `worker` on `database_url`: on PostgreSQL with the tests'
+    operator key (every node of one database needs the same key), unless `extra` names one."""
+    keyed = {"CADENZA_SECRET_KEYS": TEST_SECRET_KEY} if "postgresql" in database_url else {}
+    return cli_env(**(keyed | extra))
 
 
 def run_cli(
@@ -51,7 +62,8 @@ def create_tenant(database_url: str, name: str) -> dict[str, str]:
 
 @dataclass
 class Server:
-    """A running `cadenza serve`: its base URL, the demo key it printed, its output so far."""
+    """A running `cadenza serve`: its base URL, the demo key it printed, its output so far
+    (collected for as long as it runs)."""
 
     process: subprocess.Popen[str]
     base_url: str
@@ -66,9 +78,18 @@ def _pump(stream: object, sink: queue.Queue[str | None]) -> None:
     sink.put(None)
 
 
+def _keep(source: queue.Queue[str | None], sink: list[str]) -> None:
+    """Keep collecting a server's output after its start, for tests that read its log."""
+    while (line := source.get()) is not None:
+        sink.append(line)
+
+
 @contextmanager
 def running_server(
-    database_url: str, *extra_args: str, env: dict[str, str] | None = None
+    database_url: str,
+    *extra_args: str,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> Iterator[Server]:
     """Start `cadenza serve` on a free port; yield once uvicorn reports startup complete."""
     port = free_port()
@@ -77,7 +98,8 @@ def running_server(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
-        env=cli_env(**(env or {})),
+        env=node_env(database_url, **(env or {})),
+        cwd=cwd,
     )
     lines: queue.Queue[str | None] = queue.Queue()
     threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True).start()
@@ -92,6 +114,7 @@ def running_server(
                 server.demo_key = match.group(1)
             if "Application startup complete" in line:
                 break
+        threading.Thread(target=_keep, args=(lines, server.lines), daemon=True).start()
         yield server
     finally:
         process.terminate()

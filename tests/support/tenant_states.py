@@ -21,5 +21,5 @@ def tenant_state(now: datetime, max_concurrency: int = 2) -> TenantState:
         max_runs_per_day=1000,
         max_cpu_s_per_day=1000,
     )
-    profile = TenantProfile("t1", True, quotas, None, "secret")
+    profile = TenantProfile("t1", True, quotas)
     return TenantState(profile, now.date(), Usage(0, 0), loaded_at=now)

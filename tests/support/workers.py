@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from support.processes import CADENZA, cli_env
+from support.processes import CADENZA, node_env
 
 #: Short leases, so a killed worker's claims are taken over within seconds.
 WORKER_ENV = {
@@ -29,7 +29,7 @@ def start_worker(
             [CADENZA, "worker", "--db", database_url, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=cli_env(**named, **(WORKER_ENV | env)),
+            env=node_env(database_url, **named, **(WORKER_ENV | env)),
         )
 
 

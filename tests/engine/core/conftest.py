@@ -13,6 +13,7 @@ from engine.config import EngineConfig
 from engine.service import EngineService
 from sandbox import RuntimeName, Sandbox, SandboxConfig
 from tenants.registry import create_tenant
+from tenants.secret_box import SecretBox
 
 
 @pytest.fixture
@@ -40,9 +41,13 @@ def engine_config() -> EngineConfig:
 
 @pytest.fixture
 async def service(
-    db: AsyncEngine, sandbox: Sandbox, engine_config: EngineConfig, clock: ManualClock
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    engine_config: EngineConfig,
+    clock: ManualClock,
+    secret_box: SecretBox,
 ) -> AsyncIterator[EngineService]:
-    svc = EngineService(db, sandbox, engine_config, clock)
+    svc = EngineService(db, sandbox, engine_config, clock, secret_box)
     try:
         yield svc
     finally:

@@ -102,9 +102,9 @@ async def test_postgresql_stopped_under_load_and_started_again(
     db = create_engine(url)
 
     async def outage() -> None:
-        await asyncio.to_thread(own_cluster.halt)
+        await asyncio.to_thread(own_cluster.stop_server)
         await asyncio.sleep(OUTAGE_S)  # the outage itself
-        await asyncio.to_thread(own_cluster.serve)
+        await asyncio.to_thread(own_cluster.start_server)
 
     try:
         await _through_an_outage(db, url, tmp_path, outage)

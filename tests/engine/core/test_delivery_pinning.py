@@ -9,7 +9,7 @@ import hmac
 import socket
 import ssl
 import subprocess
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -17,18 +17,20 @@ from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.threaded_server import serving
+from support.webhooks import point_webhook
 from waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
-from engine.delivery import SIGNATURE_HEADER, new_client, pin, post_pinned
+from engine.delivery import SIGNATURE_HEADER
 from engine.service import EngineService
 from engine.store.tables import events
+from engine.webhook_http import new_client, pin, post_pinned
 from sandbox import Sandbox
-from tenants.tables import tenants
+from tenants.secret_box import SecretBox
 
 EMITTER = "def main(ctx):\n    ctx.emit('invoice.due', {'amount': 42})\n"
 #: What `localhost` resolves to first: the address a pinned request must go to.
@@ -71,33 +73,41 @@ def receiving(address: str, tls: ssl.SSLContext | None = None) -> Iterator[Recei
         yield receiver
 
 
-async def _deliver_once(
-    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock, url: str
-) -> tuple[str, dict[str, object]]:
-    """Point the tenant's webhook at `url`, run one emitting action, return the secret and
-    the event after its first delivery attempt."""
-    async with db.begin() as conn:
-        await conn.execute(update(tenants).where(tenants.c.id == tenant_id).values(webhook_url=url))
-        secret = (
-            await conn.execute(select(tenants.c.webhook_secret).where(tenants.c.id == tenant_id))
-        ).scalar_one()
-    await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
-    await service.start()
+DeliverOnce = Callable[[EngineService, str], Awaitable[tuple[str, dict[str, object]]]]
 
-    async def attempted() -> dict[str, object] | None:
-        async with db.connect() as conn:
-            event = (await conn.execute(select(events))).mappings().first()
-        return dict(event) if event is not None and event["delivery_attempts"] else None
 
-    return str(secret), await eventually(attempted)
+@pytest.fixture
+def deliver_once(
+    db: AsyncEngine, tenant_id: str, clock: ManualClock, secret_box: SecretBox
+) -> DeliverOnce:
+    """Point the tenant's webhook at a URL, run one emitting action on a service, return the
+    secret and the event after its first delivery attempt."""
+
+    async def deliver(service: EngineService, url: str) -> tuple[str, dict[str, object]]:
+        secret = await point_webhook(db, secret_box, tenant_id, url)
+        await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
+        await service.start()
+
+        async def attempted() -> dict[str, object] | None:
+            async with db.connect() as conn:
+                event = (await conn.execute(select(events))).mappings().first()
+            return dict(event) if event is not None and event["delivery_attempts"] else None
+
+        return secret, await eventually(attempted)
+
+    return deliver
 
 
 @pytest.fixture
 async def private_allowed(
-    db: AsyncEngine, sandbox: Sandbox, engine_config: EngineConfig, clock: ManualClock
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    engine_config: EngineConfig,
+    clock: ManualClock,
+    secret_box: SecretBox,
 ) -> AsyncIterator[EngineService]:
     config = replace(engine_config, allow_private_webhooks=True, webhook_timeout_s=5)
-    service = EngineService(db, sandbox, config, clock)
+    service = EngineService(db, sandbox, config, clock, secret_box)
     try:
         yield service
     finally:
@@ -105,12 +115,12 @@ async def private_allowed(
 
 
 async def test_host_name_is_resolved_once_and_sent_as_host_header(
-    db: AsyncEngine, private_allowed: EngineService, tenant_id: str, clock: ManualClock
+    private_allowed: EngineService, deliver_once: DeliverOnce
 ) -> None:
     with receiving(LOCALHOST) as receiver:
         url = f"http://localhost:{receiver.port}/hook"
         pinned = await pin(url, allow_private=True)
-        secret, event = await _deliver_once(db, private_allowed, tenant_id, clock, url)
+        secret, event = await deliver_once(private_allowed, url)
     assert (pinned.url.host, pinned.host_header) == (LOCALHOST, f"localhost:{receiver.port}")
     assert event["delivery_status"] == "delivered", event["last_error"]
     [(headers, body, _)] = receiver.received
@@ -122,12 +132,10 @@ async def test_host_name_is_resolved_once_and_sent_as_host_header(
 
 
 async def test_host_name_resolving_to_loopback_is_refused_unless_allowed(
-    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock
+    service: EngineService, deliver_once: DeliverOnce
 ) -> None:
     with receiving(LOCALHOST) as receiver:
-        _, event = await _deliver_once(
-            db, service, tenant_id, clock, f"http://localhost:{receiver.port}/hook"
-        )
+        _, event = await deliver_once(service, f"http://localhost:{receiver.port}/hook")
         await service.stop()
     assert event["delivery_status"] == "failed"
     assert f"localhost resolves to {LOCALHOST}, a private or local address" in str(
@@ -137,11 +145,9 @@ async def test_host_name_resolving_to_loopback_is_refused_unless_allowed(
 
 
 async def test_unresolvable_host_is_retried_not_refused(
-    db: AsyncEngine, private_allowed: EngineService, tenant_id: str, clock: ManualClock
+    private_allowed: EngineService, deliver_once: DeliverOnce
 ) -> None:
-    _, event = await _deliver_once(
-        db, private_allowed, tenant_id, clock, "http://cadenza-test.invalid/hook"
-    )
+    _, event = await deliver_once(private_allowed, "http://cadenza-test.invalid/hook")
     assert event["delivery_status"] == "pending"
     assert str(event["last_error"]).startswith("cannot resolve the webhook host")
 

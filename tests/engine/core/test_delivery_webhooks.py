@@ -9,12 +9,13 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.receivers import Receiver
 from support.threaded_server import serving
+from support.webhooks import point_webhook
 from waiting import eventually
 
 from engine.clock import ManualClock
@@ -22,32 +23,9 @@ from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import events
 from sandbox import Sandbox
-from tenants.tables import tenants
+from tenants.secret_box import SecretBox
 
 EMITTER = "def main(ctx):\n    ctx.emit('invoice.due', {'amount': 42})\n"
-
-
-class Receiver:
-    """A real HTTP server that fails the first `failures` requests, then accepts."""
-
-    def __init__(self, failures: int) -> None:
-        self.failures = failures
-        self.received: list[tuple[dict[str, str], bytes, int]] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                status = 500 if len(receiver.received) < receiver.failures else 204
-                receiver.received.append((dict(self.headers), body, status))
-                self.send_response(status)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                """Quiet."""
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/hook"
 
 
 @pytest.fixture
@@ -55,18 +33,6 @@ def receiver() -> Iterator[Receiver]:
     r = Receiver(failures=1)
     with serving(r.server):
         yield r
-
-
-async def _webhook(db: AsyncEngine, tenant_id: str, url: str) -> str:
-    async with db.begin() as conn:
-        await conn.execute(update(tenants).where(tenants.c.id == tenant_id).values(webhook_url=url))
-        return str(
-            (
-                await conn.execute(
-                    select(tenants.c.webhook_secret).where(tenants.c.id == tenant_id)
-                )
-            ).scalar_one()
-        )
 
 
 async def _event(db: AsyncEngine) -> object:
@@ -85,10 +51,11 @@ async def test_event_is_signed_retried_and_delivered(
     clock: ManualClock,
     engine_config: EngineConfig,
     receiver: Receiver,
+    secret_box: SecretBox,
 ) -> None:
-    secret = await _webhook(db, tenant_id, receiver.url)
+    secret = await point_webhook(db, secret_box, tenant_id, receiver.url)
     config = replace(engine_config, allow_private_webhooks=True, webhook_backoff_s=10)
-    service = EngineService(db, sandbox, config, clock)
+    service = EngineService(db, sandbox, config, clock, secret_box)
     try:
         await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
         await service.start()
@@ -116,9 +83,14 @@ async def _attempts(db: AsyncEngine, n: int) -> object:
 
 
 async def test_loopback_is_refused_unless_allowed(
-    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock, receiver: Receiver
+    db: AsyncEngine,
+    service: EngineService,
+    tenant_id: str,
+    clock: ManualClock,
+    receiver: Receiver,
+    secret_box: SecretBox,
 ) -> None:
-    await _webhook(db, tenant_id, receiver.url)
+    await point_webhook(db, secret_box, tenant_id, receiver.url)
     await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
     await service.start()
     event = await eventually(lambda: _attempts(db, 1))

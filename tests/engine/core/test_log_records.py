@@ -6,12 +6,19 @@ import io
 import json
 import logging
 from collections.abc import Iterator
+from datetime import UTC, datetime
 
 import pytest
 
 from engine.logs import JsonFormatter, TextFormatter, action_ids
 
-ACTION = {"id": 7, "tenant_id": "t-1", "rule_id": None, "status": "running"}
+ACTION = {
+    "id": 7,
+    "tenant_id": "t-1",
+    "rule_id": None,
+    "status": "running",
+    "scheduled_at": datetime(2030, 1, 7, 9, tzinfo=UTC),
+}
 
 
 @pytest.fixture
@@ -30,7 +37,8 @@ def _lines(logger: logging.Logger, formatter: logging.Formatter) -> list[str]:
     handler = logging.StreamHandler(sink)
     handler.setFormatter(formatter)
     logger.handlers[:] = [handler]
-    logger.warning("run of %s failed:\nline two", "a7", extra=action_ids(ACTION) | {"run_id": 9})
+    ids = action_ids(ACTION, attempt=2) | {"run_id": 9}
+    logger.warning("run of %s failed:\nline two", "a7", extra=ids)
     try:
         raise ValueError("boom")
     except ValueError:
@@ -49,6 +57,8 @@ def test_json_record_is_one_object_per_line_with_its_ids(logger: logging.Logger)
         "message": "run of a7 failed:\nline two",
         "tenant_id": "t-1",
         "action_id": 7,
+        "occurrence_id": "action:7",
+        "attempt": 2,
         "run_id": 9,
     }  # rule_id was None: left out
     assert not set(second) & {"tenant_id", "rule_id", "action_id", "run_id", "event_id"}
@@ -58,6 +68,7 @@ def test_json_record_is_one_object_per_line_with_its_ids(logger: logging.Logger)
 def test_text_record_ends_with_its_ids(logger: logging.Logger) -> None:
     lines = _lines(logger, TextFormatter())
     assert lines[0].endswith(" WARNING cadenza.test-log-records: run of a7 failed:")
-    assert lines[1] == "line two tenant_id=t-1 action_id=7 run_id=9"
+    ids = "tenant_id=t-1 action_id=7 occurrence_id=action:7 attempt=2 run_id=9"
+    assert lines[1] == f"line two {ids}"
     assert lines[2].endswith("ERROR cadenza.test-log-records: no ids here")
     assert lines[-1] == "ValueError: boom"

@@ -52,7 +52,7 @@ async function showWebhook(section) {
     }
   }
   async function rotate() {
-    if (!confirm("Make a new signing secret? Your receiver must switch to it.")) return;
+    if (!confirm("Make a new signing secret? The current one keeps signing beside it for a day while your receiver switches.")) return;
     try {
       const data = await api.post("/v1/webhook/secret");
       fill(status, secretOnce("New signing secret", data.secret));
@@ -63,7 +63,8 @@ async function showWebhook(section) {
   try {
     const data = await api.get("/v1/webhook");
     url.value = data.url || "";
-    fill(hint, `Each delivery is signed with your secret (starts ${data.secret_hint}…).`);
+    const previous = data.previous_secret_hint ? ` The previous one (starts ${data.previous_secret_hint}…) also signs until ${data.previous_secret_retires_at}.` : "";
+    fill(hint, data.secret_hint ? `Each delivery is signed with your secret (starts ${data.secret_hint}…).${previous}` : "No signing secret yet: make one before your receiver checks signatures.");
   } catch (error) {
     fill(status, problemBox(error));
   }

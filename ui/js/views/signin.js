@@ -21,17 +21,19 @@ export function signIn(main) {
     const value = secret.value.trim();
     if (!value) return fill(status, h("p", { class: "bad-text", role: "alert" }, "Paste an API key or the operator token."));
     fill(status, h("p", { class: "muted" }, "Checking…"));
+    // API keys start with cdz_; anything else is tried as the operator token only, so one
+    // sign-in counts at most one failed authentication against this address's limit.
+    const isKey = value.startsWith("cdz_");
     try {
-      await useTenantKey(value);
-      return navigate("#/rules");
-    } catch (error) {
-      if (error.status !== 401) return fill(status, problemBox(error));
-    }
-    try {
+      if (isKey) {
+        await useTenantKey(value);
+        return navigate("#/rules");
+      }
       await api.request("GET", "/v1/admin/tenants", { credential: value, query: { limit: 1 } });
       session.save({ operatorToken: value, keys: {} });
       navigate("#/tenants");
-    } catch {
+    } catch (error) {
+      if (error.status !== 401) return fill(status, problemBox(error));
       fill(status, problemBox({ title: "Not accepted", detail: "This is neither a valid API key nor the operator token. API keys start with cdz_." }));
     }
   }

@@ -1,0 +1,43 @@
+"""`cadenza serve --port 0` names the port it bound in its banner, and `--metrics-address`
+serves /metrics to the operator's scraper on a listener of its own, without a token, while
+the API port keeps /metrics closed to anyone without the operator token."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+from support.processes import CADENZA, cli_env
+
+BANNER = re.compile(r"on http://127\.0\.0\.1:(\d+)/ .*metrics at http://127\.0\.0\.1:(\d+)/metrics")
+
+
+def test_port_zero_banner_names_the_bound_ports_and_metrics_listen_apart(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cadenza.db'}"
+    log = tmp_path / "serve.log"
+    args = ["serve", "--db", url, "--port", "0", "--metrics-address", "127.0.0.1:0", "--no-demo"]
+    with log.open("wb") as sink:
+        process = subprocess.Popen(
+            [CADENZA, *args], stdout=sink, stderr=subprocess.STDOUT, env=cli_env()
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while (
+            not (found := BANNER.search(log.read_text()))
+            or "startup complete" not in log.read_text()
+        ):
+            assert process.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.05)
+        api_port, metrics_port = (int(port) for port in found.groups())
+        assert api_port != 0 and metrics_port != 0
+        assert httpx.get(f"http://127.0.0.1:{api_port}/healthz").json() == {"status": "ok"}
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert scraped.status_code == 200 and "cadenza_runs_in_flight" in scraped.text
+        assert httpx.get(f"http://127.0.0.1:{api_port}/metrics").status_code == 401
+    finally:
+        process.terminate()
+        process.wait(timeout=30)

@@ -1,0 +1,104 @@
+"""Conditional writes are atomic: the version named by If-Match is checked by the statement
+that writes, so of two changes made from the same ETag exactly one wins and the other is
+answered 412 (or 404 once the rule is gone), whatever their timing."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import partial
+
+import httpx
+import pytest
+
+SCRIPT = "def main(ctx):\n    return 1\n"
+RULE = {"name": "race", "schedule": "every 1h", "timezone": "UTC", "code": SCRIPT}
+ROUNDS = 25
+
+
+def _at_once(*calls: Callable[[], httpx.Response]) -> list[httpx.Response]:
+    """Run the calls on threads released together; their answers, in order."""
+    barrier = threading.Barrier(len(calls))
+    answers: list[httpx.Response | None] = [None] * len(calls)
+
+    def run(index: int) -> None:
+        barrier.wait()
+        answers[index] = calls[index]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert all(answer is not None for answer in answers)
+    return answers  # type: ignore[return-value]
+
+
+def test_patch_between_etag_read_and_delete_is_kept_and_delete_is_412(new_tenant, problem) -> None:
+    t = new_tenant()
+    rule = t.editor.post("/v1/rules", json=RULE).json()
+    etag = t.viewer.get(f"/v1/rules/{rule['id']}").headers["ETag"]
+    edited = t.editor.patch(
+        f"/v1/rules/{rule['id']}", json={"name": "kept"}, headers={"If-Match": etag}
+    )
+    assert edited.status_code == 200, edited.text
+    body = problem(t.editor.delete(f"/v1/rules/{rule['id']}", headers={"If-Match": etag}), 412)
+    assert body["current_version"] == edited.json()["version"]
+    assert t.viewer.get(f"/v1/rules/{rule['id']}").json()["name"] == "kept"
+
+
+def test_concurrent_patch_and_delete_from_one_etag_never_both_succeed(new_tenant) -> None:
+    t = new_tenant()
+    outcomes = set()
+    for n in range(ROUNDS):
+        rule = t.editor.post("/v1/rules", json={**RULE, "name": f"race-{n}"}).json()
+        path, etag = f"/v1/rules/{rule['id']}", f'"{rule["version"]}"'
+        condition = {"If-Match": etag}
+        patched, deleted = _at_once(
+            partial(t.editor.patch, path, json={"name": f"edit-{n}"}, headers=condition),
+            partial(t.editor.delete, path, headers=condition),
+        )
+        now = t.viewer.get(path)
+        if deleted.status_code == 204:
+            assert patched.status_code in (404, 412), patched.text
+            assert now.status_code == 404
+        else:
+            assert (patched.status_code, deleted.status_code) == (200, 412), deleted.text
+            assert now.json()["name"] == f"edit-{n}"
+        outcomes.add(deleted.status_code)
+    assert outcomes <= {204, 412}
+
+
+@pytest.mark.parametrize("action", ["pause", "resume"])
+def test_pause_and_resume_take_if_match_like_any_change(new_tenant, problem, action: str) -> None:
+    t = new_tenant()
+    rule = t.editor.post("/v1/rules", json={**RULE, "enabled": action == "pause"}).json()
+    path = f"/v1/rules/{rule['id']}"
+    etag = f'"{rule["version"]}"'
+    t.editor.patch(path, json={"name": "changed meanwhile"})
+    body = problem(t.editor.post(f"{path}/{action}", headers={"If-Match": etag}), 412)
+    assert body["current_version"] == rule["version"] + 1
+    assert t.viewer.get(path).json()["enabled"] == (action == "pause")  # nothing changed
+    current = t.viewer.get(path).headers["ETag"]
+    done = t.editor.post(f"{path}/{action}", headers={"If-Match": current})
+    assert done.status_code == 200 and done.json()["enabled"] == (action == "resume")
+    assert done.headers["ETag"] == f'"{done.json()["version"]}"' != current
+
+
+def test_concurrent_edits_from_one_etag_keep_exactly_one(new_tenant) -> None:
+    t = new_tenant()
+    for n in range(ROUNDS):
+        rule = t.editor.post("/v1/rules", json={**RULE, "name": f"edits-{n}"}).json()
+        path, etag = f"/v1/rules/{rule['id']}", f'"{rule["version"]}"'
+        condition = {"If-Match": etag}
+        answers = _at_once(
+            partial(t.editor.patch, path, json={"name": "a"}, headers=condition),
+            partial(t.editor.patch, path, json={"name": "b"}, headers=condition),
+            partial(t.editor.post, f"{path}/pause", headers=condition),
+        )
+        won = [a for a in answers if a.status_code == 200]
+        assert len(won) == 1, [a.status_code for a in answers]
+        assert sorted(a.status_code for a in answers) == [200, 412, 412]
+        final = t.viewer.get(path).json()
+        assert final["version"] == rule["version"] + 1
+        assert final == {**final, **{k: won[0].json()[k] for k in ("name", "enabled", "version")}}
