@@ -66,6 +66,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "ActionCreate": ("actions", "submit"),
     "KeyCreate": ("keys", "create"),
     "WebhookUpdate": ("webhook", "set"),
+    "SecretRotate": ("webhook", "rotate_secret"),
     "ItemPut": ("kv", "put"),
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),

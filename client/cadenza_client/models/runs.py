@@ -71,6 +71,7 @@ class Run(RunSummary, ScriptOutput):
     cpu_ms: float | None
     peak_memory_bytes: int | None
     fuel: int | None
+    trace_id: str | None = Field(description="Its OpenTelemetry trace id, when traces are on.")
 
 
 class Event(Record):

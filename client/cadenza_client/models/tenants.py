@@ -90,16 +90,25 @@ class KeyCreated(ApiKey):
 
 
 class Webhook(Record):
-    """Where events are delivered, and the first characters of the signing secret."""
+    """Where events are delivered, and the first characters of the signing secrets."""
 
     url: str | None
-    secret_hint: str
+    secret_hint: str | None = Field(description="The current secret's start (None: none yet).")
+    previous_secret_hint: str | None = Field(
+        description="The previous secret's start, while it still signs."
+    )
+    previous_secret_retires_at: datetime | None = Field(
+        description="Until when the previous secret signs deliveries beside the current one."
+    )
 
 
 class WebhookSecret(Record):
     """A new signing secret, shown once."""
 
     secret: str
+    previous_secret_retires_at: datetime | None = Field(
+        description="Until when the previous secret also signs (None: it stopped now)."
+    )
 
 
 class Item(Record):

@@ -82,9 +82,10 @@ class Hook(Resource[S]):
         return route.call(reading(Webhook), body={"url": url})
 
     @operation("POST", "/v1/webhook/secret")
-    def rotate_secret(route: Route) -> Call[WebhookSecret]:
-        """A new signing secret, shown in this answer only."""
-        return route.call(reading(WebhookSecret))
+    def rotate_secret(route: Route, *, overlap_s: int | None = None) -> Call[WebhookSecret]:
+        """A new signing secret, shown in this answer only. The previous one keeps signing
+        beside it for `overlap_s` seconds (the server's default: a day; 0 stops it now)."""
+        return route.call(reading(WebhookSecret), body=given(overlap_s=overlap_s))
 
 
 class Data(Resource[S]):
