@@ -136,7 +136,7 @@ def count_runs(runs: Sequence[Mapping[str, Any]]) -> None:
         _defer(functools.partial(_observe_run, run))
 
 
-def count_skips(reason: str, amount: int) -> None:
+def count_skips(reason: str | None, amount: int) -> None:
     """`amount` actions finished without a run for `reason`, once the transaction commits."""
     if amount:
         _defer(functools.partial(_skips(str(reason)).inc, amount))

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, exists, select
+from sqlalchemy import ColumnElement, Table, delete, exists, select
 
 from engine.deps import Deps
 from engine.records import ActionStatus
@@ -28,20 +28,20 @@ OK_ACTIONS = (ActionStatus.SUCCEEDED, ActionStatus.SKIPPED, ActionStatus.CANCELL
 FAILED_ACTIONS = (ActionStatus.FAILED, ActionStatus.EXPIRED)
 
 
-async def _purge(deps: Deps, table: object, condition: object, batch: int) -> int:
+async def _purge(deps: Deps, table: Table, condition: ColumnElement[bool], batch: int) -> int:
     """Delete matching rows `batch` at a time; returns how many went."""
     total = 0
     while True:
-        ids = select(table.c.id).where(condition).limit(batch)  # type: ignore[attr-defined]
+        ids = select(table.c.id).where(condition).limit(batch)
         async with deps.write() as conn:
-            result = await conn.execute(delete(table).where(table.c.id.in_(ids)))  # type: ignore[attr-defined, arg-type]
+            result = await conn.execute(delete(table).where(table.c.id.in_(ids)))
         total += result.rowcount
         if result.rowcount < batch:
             return total
         await asyncio.sleep(0)
 
 
-def _finished_actions(statuses: Iterable[ActionStatus], cut: datetime) -> object:
+def _finished_actions(statuses: Iterable[ActionStatus], cut: datetime) -> ColumnElement[bool]:
     has_runs = exists().where(runs.c.action_id == actions.c.id)
     return actions.c.status.in_(statuses) & (actions.c.finished_at < cut) & ~has_runs
 

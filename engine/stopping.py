@@ -45,10 +45,10 @@ async def stop(node: Node, grace_s: float) -> None:
 
 
 async def _cancel(tasks: Iterable[asyncio.Task[Any] | None]) -> None:
-    tasks = [task for task in tasks if task is not None]
-    for task in tasks:
+    live = [task for task in tasks if task is not None]
+    for task in live:
         task.cancel()
-    for task in tasks:
+    for task in live:
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
 

@@ -48,7 +48,9 @@ class SandboxConfig:
 class Runtime(Protocol):
     """One way of running scripts; every runtime keeps this exact contract."""
 
-    name: RuntimeName
+    @property
+    def name(self) -> RuntimeName:
+        """Which runtime this is (a class constant of each implementation)."""
 
     async def validate(self, script: str | bytes, limits: Limits | None = None) -> None:
         """Raise ScriptRejected (line + reason) unless the script compiles and may run.

@@ -108,7 +108,7 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
 
-    _cursor_cls = _OneCrossingCursor
+    _cursor_cls: type[AsyncAdapt_aiosqlite_cursor] = _OneCrossingCursor
 
     def _in_transaction(self) -> bool:
         """Read on the loop's thread while the connection's thread is idle (statements of one
@@ -133,6 +133,7 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
         super().__init__(aiosqlite, sqlite3)
 
     def connect(self, *arg: Any, **kw: Any) -> _OneCrossingConnection:
-        connection = aiosqlite.connect(*arg, **kw)
+        # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps.
+        connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
         return _OneCrossingConnection(self, await_(connection))

@@ -90,7 +90,7 @@ async def get_rule(
 @router.patch("/{rule_id}", response_model=RulePublic)
 async def update_rule(
     rule_id: RuleId,
-    body: RuleUpdate,  # type: ignore[valid-type]
+    body: RuleUpdate,
     caller: EditorDep,
     engine: EngineDep,
     response: Response,

@@ -7,7 +7,7 @@ rest (schedule grammar, the script, quotas) and answers with the field and posit
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, StrictBool, create_model
 
@@ -82,7 +82,13 @@ def _optional_copy() -> dict[str, Any]:
     return out
 
 
-RuleUpdate = create_model("RuleUpdate", __base__=Input, **_optional_copy())
+if TYPE_CHECKING:
+
+    class RuleUpdate(Input):
+        """RuleCreate's fields, every one optional (built at run time by `_optional_copy`)."""
+
+else:
+    RuleUpdate = create_model("RuleUpdate", __base__=Input, **_optional_copy())
 
 
 class RulePublic(RuleCreate):

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, tuple_, update
+from sqlalchemy import ColumnElement, bindparam, select, tuple_, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -48,7 +48,7 @@ async def mark_started(conn: AsyncConnection, marks: Sequence[StartMark]) -> Non
         await conn.execute(_MARK, rows)
 
 
-def _held(claims: Mapping[int, int]) -> object:
+def _held(claims: Mapping[int, int]) -> ColumnElement[bool]:
     return tuple_(actions.c.id, actions.c.version).in_(list(claims.items())) & (
         actions.c.status == "running"
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from enum import Enum
 from typing import Any
 
@@ -82,7 +82,7 @@ class Instance:
         self._held: bytes | None = None
         self._fuel = 0
         self._ending: tuple[str, str] | None = None
-        self._trap: tuple[BaseException, bool] | None = None
+        self._trap: tuple[Exception, bool] | None = None
 
     @contextlib.contextmanager
     def started(self, store: wasmtime.Store, engine: wasmtime.Engine) -> Iterator[Instance]:
@@ -93,7 +93,7 @@ class Instance:
         finally:
             Instance.current = None
 
-    def attach(self, exports: wasmtime.InstanceExports) -> None:
+    def attach(self, exports: Mapping[str, object]) -> None:
         """Find the instance's memory, and write the prelude's image into pages added to it."""
         found = exports.get("memory")
         assert isinstance(found, wasmtime.Memory) and self._store is not None
