@@ -14,13 +14,14 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics, tracing
+from engine.chain import continue_chains
 from engine.deps import Deps
 from engine.errors import ActionNotFound, InvalidRule, InvalidState
 from engine.occurrences import rule_schedule
 from engine.records import RuleSpec, SkipReason
 from engine.rule_writes import load
 from engine.store import actions as action_store
-from engine.store.queue import advance_chain
+from engine.store.snapshots import due_action, rule_snapshot
 from engine.validation import check_code, require_aware
 from engine.views import MAX_ID
 from sandbox import RuntimeName
@@ -71,7 +72,7 @@ async def backfill(
         raise InvalidRule("end", "must not be in the future", hint="backfill covers the past only")
     async with deps.write() as conn:
         rule = await load(conn, tenant_id, rule_id)
-        schedule = rule_schedule(rule, deps.config.horizon_years)
+        schedule = rule_schedule(rule_snapshot(rule), deps.config.horizon_years)
         found = schedule.between(start, end)[: MAX_BACKFILL + 1]
         if len(found) > MAX_BACKFILL:
             raise InvalidRule(
@@ -181,7 +182,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
                 "can be cancelled"
             )
         metrics.count_skips(SkipReason.USER, 1)
-        await advance_chain(conn, [row], now, deps.config.horizon_years)
+        await continue_chains(conn, [due_action(row)], now, deps.config.horizon_years)
     deps.wake(tenant_id)
 
 

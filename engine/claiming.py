@@ -5,24 +5,25 @@ rule's next occurrence (computed from the scheduled time, not from now)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
-from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
+from engine.chain import continue_chains
 from engine.config import EngineConfig
-from engine.occurrences import rule_schedule, skipped_row
+from engine.due import DueAction, Planned, RuleSnapshot
+from engine.occurrences import planned, rule_schedule
 from engine.policies import Circumstances, Decision, Verdict, decide
-from engine.records import SkipReason
+from engine.records import ActionStatus, SkipReason
 from engine.recurrence import Schedule, ScheduleError
 from engine.runner import Claimed
 from engine.store import outbox, queue
-from engine.store.tables import actions
 from engine.tenant_state import TenantState
+
+Decided = tuple[DueAction, Decision]
 
 
 @dataclass(frozen=True)
@@ -35,137 +36,120 @@ class StepResult:
     planned: int
 
 
-def _schedule(row: Mapping[str, Any], horizon_years: int) -> Schedule | None:
-    if row["rule_id"] is None or row["r_schedule"] is None:
+def _schedule(rule: RuleSnapshot | None, horizon_years: int) -> Schedule | None:
+    if rule is None:
         return None
-    rule = _rule_of(row)
     try:
         return rule_schedule(rule, horizon_years)
     except ScheduleError:
         return None
 
 
-def _rule_of(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The rule's columns of a joined due row, under their own names."""
-    rule = {name[2:]: value for name, value in row.items() if name.startswith("r_")}
-    return rule | {
-        "id": row["rule_id"],
-        "tenant_id": row["tenant_id"],
-        "max_attempts": _max(row),
-        "priority": row["priority"],
-    }
-
-
-def _max(row: Mapping[str, Any]) -> int:
-    return int(row["max_attempts"])
-
-
 def decide_all(
-    rows: Sequence[RowMapping], state: TenantState, now: datetime, config: EngineConfig
-) -> list[tuple[RowMapping, Decision]]:
+    due: Sequence[DueAction], state: TenantState, now: datetime, config: EngineConfig
+) -> list[Decided]:
     over_quota = state.is_over_quota()
     decided = []
     #: Rules with an action to run in this batch: a second one overlaps it like a run in flight.
     running: dict[str, datetime] = {}
-    for row in rows:
-        rule_id = row["rule_id"]
-        since = state.busy_since(rule_id) or running.get(rule_id)
+    for action in due:
+        rule_id = action.rule_id
+        since = state.busy_since(rule_id) or (running.get(rule_id) if rule_id else None)
         c = Circumstances(now, since, over_quota, config.default_grace_s)
-        decision = decide(row, _schedule(row, config.horizon_years), c)
+        decision = decide(action, _schedule(action.rule, config.horizon_years), c)
         if decision.verdict is Verdict.RUN and rule_id is not None:
             running.setdefault(rule_id, now)
-        decided.append((row, decision))
+        decided.append((action, decision))
     return decided
 
 
 async def apply(
     conn: AsyncConnection,
-    decided: Sequence[tuple[RowMapping, Decision]],
+    decided: Sequence[Decided],
     state: TenantState,
     now: datetime,
     config: EngineConfig,
 ) -> StepResult:
     """Write every decision of one step (the caller owns the transaction)."""
-    by_verdict: dict[Verdict, list[tuple[RowMapping, Decision]]] = defaultdict(list)
-    for row, decision in decided:
-        by_verdict[decision.verdict].append((row, decision))
-    to_run = [row for row, _ in by_verdict[Verdict.RUN]]
-    lease_s = config.lease_margin_s + max((_timeout_s(r) for r in to_run), default=0)
+    by_verdict: dict[Verdict, list[Decided]] = defaultdict(list)
+    for action, decision in decided:
+        by_verdict[decision.verdict].append((action, decision))
+    to_run = [action for action, _ in by_verdict[Verdict.RUN]]
+    lease_s = config.lease_margin_s + max((a.timeout_ms_or_rule / 1000 for a in to_run), default=0)
     won = await queue.claim(conn, to_run, config.node_name, now, now + timedelta(seconds=lease_s))
-    finished = await _finish(conn, by_verdict[Verdict.SKIP], "skipped", now)
-    expired = await _finish(conn, by_verdict[Verdict.EXPIRE], "expired", now)
-    cancelled = await _finish(conn, by_verdict[Verdict.CANCEL], "cancelled", now)
-    chained = [
-        (r, d) for r, d in decided if r["id"] in won or r["id"] in finished or r["id"] in expired
-    ]
-    await _record_missed(conn, [(r, d) for r, d in chained if d.missed], now)
-    after = {
-        r["id"]: (d.chain_from, d.chain_inclusive) for r, d in chained if d.chain_from is not None
-    }
-    planned = await queue.advance_chain(
-        conn, [r for r, _ in chained], now, config.horizon_years, after=after
-    )
-    await _expiry_events(
-        conn, [r for r, _ in by_verdict[Verdict.EXPIRE] if r["id"] in expired], now
-    )
-    claimed = [Claimed(r, won[r["id"]], now) for r in to_run if r["id"] in won]
-    deferred = {r["rule_id"] for r, _ in by_verdict[Verdict.DEFER]}
-    return StepResult(claimed, deferred, len(finished | expired | cancelled), len(planned))
+    finished = await _finish(conn, by_verdict[Verdict.SKIP], ActionStatus.SKIPPED, now)
+    expired = await _finish(conn, by_verdict[Verdict.EXPIRE], ActionStatus.EXPIRED, now)
+    cancelled = await _finish(conn, by_verdict[Verdict.CANCEL], ActionStatus.CANCELLED, now)
+    ended = won.keys() | finished | expired
+    chained = [(a, d) for a, d in decided if a.id in ended]
+    planned_count = await _plan(conn, chained, now, config.horizon_years)
+    await _expiry_events(conn, [a for a, _ in by_verdict[Verdict.EXPIRE] if a.id in expired], now)
+    claimed = [Claimed(a, won[a.id], now) for a in to_run if a.id in won]
+    deferred = {a.rule_id for a, _ in by_verdict[Verdict.DEFER] if a.rule_id is not None}
+    return StepResult(claimed, deferred, len(finished | expired | cancelled), planned_count)
 
 
-def _timeout_s(row: Mapping[str, Any]) -> float:
-    timeout_ms = row["timeout_ms"] if row["timeout_ms"] is not None else row["r_timeout_ms"]
-    return (timeout_ms or 5000) / 1000
+async def _plan(
+    conn: AsyncConnection, chained: Sequence[Decided], now: datetime, horizon_years: int
+) -> int:
+    """Plan what follows the actions this step claimed or finished: each chained rule's next
+    occurrence (with its DST gap traces) and the occurrences it missed; the number of next
+    occurrences planned."""
+    finished = [a for a, _ in chained]
+    live = await queue.live_rules(conn, finished)
+    after = {a.id: (d.chain_from, d.chain_inclusive) for a, d in chained if d.chain_from}
+    missed = _missed(chained, live)
+    plans = await continue_chains(
+        conn, finished, now, horizon_years, after=after, traces=missed, live=live
+    )
+    metrics.count_skips(SkipReason.MISFIRE, len(missed))
+    return sum(1 for p in plans if p.reason is None)
+
+
+def _missed(chained: Sequence[Decided], live: dict[str, RuleSnapshot]) -> list[Planned]:
+    """Missed occurrences leave a trace: one skipped action each (reason misfire)."""
+    traces = []
+    for action, decision in chained:
+        rule = live.get(action.rule_id or "")
+        if rule is not None:
+            traces += [planned(rule, at, SkipReason.MISFIRE) for at in decision.missed]
+    return traces
 
 
 async def _finish(
-    conn: AsyncConnection, items: Sequence[tuple[RowMapping, Decision]], status: str, now: datetime
+    conn: AsyncConnection, items: Sequence[Decided], status: ActionStatus, now: datetime
 ) -> set[int]:
-    by_reason: dict[str | None, list[RowMapping]] = defaultdict(list)
-    for row, decision in items:
-        by_reason[decision.reason].append(row)
+    by_reason: dict[SkipReason | None, list[DueAction]] = defaultdict(list)
+    for action, decision in items:
+        by_reason[decision.reason].append(action)
     done: set[int] = set()
-    for reason, rows in by_reason.items():
-        finished = await queue.finish_pending(conn, rows, status, reason, now)
+    for reason, due in by_reason.items():
+        finished = await queue.finish_pending(conn, due, status, reason, now)
         metrics.count_skips(reason, len(finished))
         done |= finished
     return done
 
 
-async def _record_missed(
-    conn: AsyncConnection, items: Sequence[tuple[RowMapping, Decision]], now: datetime
+async def _expiry_events(
+    conn: AsyncConnection, expired: Sequence[DueAction], now: datetime
 ) -> None:
-    """Missed occurrences leave a trace: one skipped action each (reason misfire)."""
-    live = await queue.chain_rules(conn, [r for r, _ in items])
-    rows = []
-    for row, decision in items:
-        rule = live.get(row["rule_id"])
-        if rule is None:
-            continue
-        rows += [skipped_row(rule, at, SkipReason.MISFIRE, now) for at in decision.missed]
-    if rows:
-        await conn.execute(actions.insert(), rows)
-        metrics.count_skips(SkipReason.MISFIRE, len(rows))
-
-
-async def _expiry_events(conn: AsyncConnection, rows: Sequence[RowMapping], now: datetime) -> None:
     await outbox.insert_events(
         conn,
         [
             {
-                "tenant_id": r["tenant_id"],
+                "tenant_id": a.tenant_id,
                 "type": "action.expired",
                 "payload": {
-                    "action_id": r["id"],
-                    "rule_id": r["rule_id"],
-                    "scheduled_at": r["scheduled_at"].isoformat(),
-                    "due_at": r["due_at"].isoformat(),
+                    "action_id": a.id,
+                    "rule_id": a.rule_id,
+                    "scheduled_at": a.scheduled_at.isoformat(),
+                    "due_at": a.due_at.isoformat(),
                 },
                 "source": "engine",
-                "rule_id": r["rule_id"],
-                "action_id": r["id"],
+                "rule_id": a.rule_id,
+                "action_id": a.id,
                 "created_at": now,
             }
-            for r in rows
+            for a in expired
         ],
     )

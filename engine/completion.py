@@ -13,7 +13,7 @@ again at once: the re-run is an attempt of its own, which does not spend the rul
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -23,7 +23,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
-from engine.records import SkipReason
+from engine.due import DueAction
+from engine.records import ActionStatus, SkipReason
 from engine.store import outbox, queue
 from engine.store.tables import runs
 from engine.tracing import RunTrace
@@ -55,10 +56,10 @@ class Recorded(StrEnum):
 class Completion:
     """One finished attempt, ready to commit (a batch that fails is tried again as it was)."""
 
-    action: Mapping[str, Any]
+    action: DueAction
     claim_version: int
     #: The action's new state: succeeded, failed, or pending again (a retry at `due_at`).
-    status: str
+    status: ActionStatus
     reason: str | None
     due_at: datetime
     run: dict[str, Any]
@@ -76,7 +77,7 @@ class Completion:
 
     @property
     def action_id(self) -> int:
-        return int(self.action["id"])
+        return self.action.id
 
     def conflicted(self, detail: str) -> Completion:
         """Its kv reads no longer hold: no effects; it runs again (reason kv_conflict)."""
@@ -88,14 +89,14 @@ class Completion:
         run = self.run | {"error": f"{error}; its effects were discarded"}
         if run["attempt"] >= MAX_FREE_ATTEMPTS:
             reason = reason or SkipReason.ATTEMPTS
-            failed = replace(self, status="failed", reason=reason, run=run, kv=None, events=[])
+            failed = replace(
+                self, status=ActionStatus.FAILED, reason=reason, run=run, kv=None, events=[]
+            )
             return replace(failed, discards_effects=True)
-        allowed = (
-            int(self.action["max_attempts"]) if self.max_attempts is None else self.max_attempts
-        )
+        allowed = self.action.max_attempts if self.max_attempts is None else self.max_attempts
         return replace(
             self,
-            status="pending",
+            status=ActionStatus.PENDING,
             reason=reason,
             due_at=run["finished_at"],
             run=run,
@@ -131,7 +132,7 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     )
     await add_usage(
         conn,
-        [(c.action["tenant_id"], c.run["started_at"].date(), 1, c.cpu_ms) for c in batch],
+        [(c.action.tenant_id, c.run["started_at"].date(), 1, c.cpu_ms) for c in batch],
     )
     return {c.action_id: _recorded(c, held, committed) for c in batch}
 
@@ -148,8 +149,8 @@ def _outcome(c: Completion) -> dict[str, Any]:
         "b_status": c.status,
         "b_reason": c.reason,
         "b_due_at": c.due_at,
-        "b_finished_at": None if c.status == "pending" else c.run["finished_at"],
-        "b_max_attempts": c.action["max_attempts"] if c.max_attempts is None else c.max_attempts,
+        "b_finished_at": None if c.status == ActionStatus.PENDING else c.run["finished_at"],
+        "b_max_attempts": c.action.max_attempts if c.max_attempts is None else c.max_attempts,
     }
 
 
@@ -160,7 +161,7 @@ async def _commit_kv(conn: AsyncConnection, batch: Sequence[Completion]) -> dict
     by_tenant: dict[str, list[Completion]] = defaultdict(list)
     for c in batch:
         if c.kv is not None and (c.kv.writes or c.kv.checks):
-            by_tenant[c.action["tenant_id"]].append(c)
+            by_tenant[c.action.tenant_id].append(c)
     rerun = {}
     for tenant_id in sorted(by_tenant):
         changing = by_tenant[tenant_id]
@@ -190,11 +191,11 @@ async def _run_ids(
 
 def _event_row(c: Completion, run_id: int, type_: str, payload: Any, source: str) -> dict[str, Any]:
     return {
-        "tenant_id": c.action["tenant_id"],
+        "tenant_id": c.action.tenant_id,
         "type": type_,
         "payload": payload,
         "source": source,
-        "rule_id": c.action["rule_id"],
+        "rule_id": c.action.rule_id,
         "action_id": c.action_id,
         "run_id": run_id,
         "created_at": c.run["finished_at"],

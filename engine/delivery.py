@@ -16,11 +16,11 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Any
 
 import httpx
+from sqlalchemy.engine import RowMapping
 
 from engine import metrics
 from engine.deps import Deps
@@ -45,7 +45,7 @@ _STATUS = {
 }
 
 
-def body_of(event: Mapping[str, Any]) -> bytes:
+def body_of(event: RowMapping) -> bytes:
     document = {
         "id": event["id"],
         "type": event["type"],
@@ -60,7 +60,7 @@ def body_of(event: Mapping[str, Any]) -> bytes:
 
 
 async def deliver(
-    deps: Deps, client: httpx.AsyncClient, event: Mapping[str, Any], signing: Signing
+    deps: Deps, client: httpx.AsyncClient, event: RowMapping, signing: Signing
 ) -> DeliveryOutcome:
     """One attempt at one event, signed with `signing` (failing if it cannot sign)."""
     attempts, now = event["delivery_attempts"] + 1, deps.clock.now()
@@ -91,7 +91,7 @@ def _outcome(error: str | None, attempts: int, max_attempts: int) -> DeliveryOut
     return DeliveryOutcome.RETRYING
 
 
-def _log_failure(event: Mapping[str, Any], outcome: DeliveryOutcome, error: str) -> None:
+def _log_failure(event: RowMapping, outcome: DeliveryOutcome, error: str) -> None:
     ids = {key: event[key] for key in ("tenant_id", "rule_id", "action_id", "run_id")}
     status = _STATUS[outcome]
     log.warning(
@@ -106,7 +106,7 @@ def _log_failure(event: Mapping[str, Any], outcome: DeliveryOutcome, error: str)
 async def _post(
     deps: Deps,
     client: httpx.AsyncClient,
-    event: Mapping[str, Any],
+    event: RowMapping,
     url: str,
     signing: Sequence[str],
     now: datetime,

@@ -10,15 +10,18 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.engine import RowMapping
 
 from engine.deps import Deps
+from engine.due import RuleSnapshot
 from engine.errors import InvalidRule
 from engine.occurrences import rule_schedule, upcoming
-from engine.records import SkipReason, TimelineEntry
+from engine.records import ActionStatus, SkipReason, TimelineEntry
 from engine.recurrence import RangeTooLarge
 from engine.rule_writes import load, spec_from_row, spec_values
 from engine.store import actions as action_store
 from engine.store import runs as run_store
+from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions
 from engine.validation import check_fields, parse_rule_schedule, require_aware, spec_with
 
@@ -26,8 +29,8 @@ _FATE_OF_SKIP = {"paused": "paused", "quota": "quota"}
 STATS_RUNS = 200
 
 
-def _fate(action: Mapping[str, Any]) -> str:
-    if action["status"] == "skipped":
+def _fate(action: RowMapping) -> str:
+    if action["status"] == ActionStatus.SKIPPED:
         return _FATE_OF_SKIP.get(action["reason"], "skipped")
     return str(action["status"])
 
@@ -48,7 +51,7 @@ async def timeline(
             await run_store.list_runs(conn, tenant_id, action_ids=ids, limit=100_000) if ids else []
         )
     try:
-        expected = rule_schedule(rule, deps.config.horizon_years).between(start, end)
+        expected = rule_schedule(rule_snapshot(rule), deps.config.horizon_years).between(start, end)
     except RangeTooLarge as exc:
         raise InvalidRule("end", str(exc), hint="ask for a shorter range") from exc
     runs_of: dict[int, list[int]] = defaultdict(list)
@@ -57,7 +60,7 @@ async def timeline(
     # A DST gap trace stands for a wall time of its own, even when another occurrence (the end
     # of the gap) shares its instant: it is an entry by itself, before that occurrence.
     traces = [a for a in planned if a["reason"] == SkipReason.DST_GAP]
-    by_time: dict[datetime, list[Mapping[str, Any]]] = defaultdict(list)
+    by_time: dict[datetime, list[RowMapping]] = defaultdict(list)
     for action in planned:
         if action["reason"] != SkipReason.DST_GAP:
             by_time[action["scheduled_at"]].append(action)
@@ -73,7 +76,7 @@ async def timeline(
 
 def _entry(
     at: datetime,
-    found: Sequence[Mapping[str, Any]],
+    found: Sequence[RowMapping],
     runs_of: Mapping[int, list[int]],
     now: datetime,
     paused_at: datetime | None,
@@ -108,8 +111,9 @@ async def rule_stats(deps: Deps, tenant_id: str, rule_id: str) -> dict[str, Any]
             .group_by(actions.c.reason)
         )
         skips = {reason or "none": int(n) for reason, n in await conn.execute(query)}
-    schedule = rule_schedule(rule, deps.config.horizon_years)
-    cadence = _median_gap(upcoming(schedule, rule, deps.clock.now(), 11))
+    snapshot = rule_snapshot(rule)
+    schedule = rule_schedule(snapshot, deps.config.horizon_years)
+    cadence = _median_gap(upcoming(schedule, snapshot, deps.clock.now(), 11))
     starts = sorted(r["started_at"] for r in runs if r["outcome"] == "ok")
     durations = [r["duration_ms"] for r in runs]
     memory = [r["peak_memory_bytes"] for r in runs if r["peak_memory_bytes"] is not None]
@@ -150,8 +154,8 @@ async def preview_change(
     check_fields(spec)
     profile = await deps.profile(tenant_id)
     parse_rule_schedule(spec, row["created_at"], deps.schedule_limits(profile))
-    changed = dict(row) | spec_values(spec)
-    before = _upcoming(deps, row, count)
+    changed = rule_snapshot(dict(row) | spec_values(spec))
+    before = _upcoming(deps, rule_snapshot(row), count)
     after = _upcoming(deps, changed, count) if spec.enabled else []
     # As rule_writes.change finishes them: disabling a rule is a pause.
     fate = "skipped (paused)" if row["enabled"] and not spec.enabled else "cancelled"
@@ -165,6 +169,6 @@ async def preview_change(
     }
 
 
-def _upcoming(deps: Deps, rule: Mapping[str, Any], count: int) -> list[str]:
+def _upcoming(deps: Deps, rule: RuleSnapshot, count: int) -> list[str]:
     schedule = rule_schedule(rule, deps.config.horizon_years)
     return [at.isoformat() for at in upcoming(schedule, rule, deps.clock.now(), count)]

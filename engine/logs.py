@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.due import DueAction
 from engine.occurrences import occurrence_id
 
 #: The `extra=` keys a formatter prints, in this order, when a record carries them.
@@ -32,13 +32,13 @@ IDS = (
 )
 
 
-def action_ids(action: Mapping[str, Any], attempt: int | None = None) -> dict[str, Any]:
-    """The ids of an `actions` row (and of one attempt at it), for `extra=`."""
+def action_ids(action: DueAction, attempt: int | None = None) -> dict[str, Any]:
+    """The ids of an action (and of one attempt at it), for `extra=`."""
     ids = {
-        "tenant_id": action["tenant_id"],
-        "rule_id": action["rule_id"],
-        "action_id": action["id"],
-        "occurrence_id": occurrence_id(action["rule_id"], action["id"], action["scheduled_at"]),
+        "tenant_id": action.tenant_id,
+        "rule_id": action.rule_id,
+        "action_id": action.id,
+        "occurrence_id": occurrence_id(action.rule_id, action.id, action.scheduled_at),
     }
     return ids if attempt is None else ids | {"attempt": attempt}
 

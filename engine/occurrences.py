@@ -1,12 +1,14 @@
-"""A rule's occurrences as actions: when the next one is, when it is due, what it is called."""
+"""A rule's occurrences as actions: when the next one is, when it is due, what it is called,
+and what a step of its chain plans (the store writes the plans; it decides none of them)."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Protocol
 
+from engine.due import DueAction, Planned, RuleSnapshot
 from engine.records import SkipReason
 from engine.recurrence import Schedule
 from engine.recurrence.gaps import skipped_walls
@@ -20,37 +22,41 @@ MAX_GAP_TRACES = 100
 MAX_PAUSED_TRACES = 100
 
 
-def rule_anchor(rule: Mapping[str, Any]) -> datetime:
-    """What an anchored schedule (`every 15m`) counts from: start_at, else creation time."""
-    return rule["start_at"] or rule["created_at"]
+class Window(Protocol):
+    """A rule's start/end window (a snapshot, or a rule being written)."""
+
+    @property
+    def start_at(self) -> datetime | None: ...
+    @property
+    def end_at(self) -> datetime | None: ...
 
 
-def rule_schedule(rule: Mapping[str, Any], horizon_years: int) -> Schedule:
+def rule_schedule(rule: RuleSnapshot, horizon_years: int) -> Schedule:
     """The stored rule's schedule (it was validated when saved); its horizon counts from the
     rule's creation."""
     return compile_schedule(
-        rule["schedule"],
-        rule["timezone"],
-        rule_anchor(rule),
-        rule["dst_gap"],
-        rule["dst_repeat"],
+        rule.schedule,
+        rule.timezone,
+        rule.anchor,
+        rule.dst_gap,
+        rule.dst_repeat,
         evaluation_limits(horizon_years),
-        since=rule["created_at"],
+        since=rule.created_at,
     )
 
 
 def next_occurrence(
-    schedule: Schedule, rule: Mapping[str, Any], after: datetime, *, inclusive: bool = False
+    schedule: Schedule, rule: Window, after: datetime, *, inclusive: bool = False
 ) -> datetime | None:
     """The rule's first occurrence after `after` (or at it), inside its start/end window."""
-    start_at = rule["start_at"]
+    start_at = rule.start_at
     if start_at is not None and start_at > after:
         after, inclusive = start_at, True
     found = schedule.next_after(after - _EPSILON if inclusive else after)
     if found is None:
         return None
     found = found.astimezone(UTC)
-    end_at = rule["end_at"]
+    end_at = rule.end_at
     return None if end_at is not None and found > end_at else found
 
 
@@ -70,38 +76,16 @@ def occurrence_id(rule_id: str | None, action_id: int, scheduled_at: datetime) -
     return f"{rule_id}@{scheduled_at.astimezone(UTC).strftime('%Y-%m-%dT%H:%M:%S.%fZ')}"
 
 
-def occurrence_row(
-    rule: Mapping[str, Any], scheduled_at: datetime, now: datetime, **extra: Any
-) -> dict[str, Any]:
-    """The values of a new pending action for one occurrence of `rule`."""
-    return {
-        "tenant_id": rule["tenant_id"],
-        "rule_id": rule["id"],
-        "rule_version": rule["version"],
-        "scheduled_at": scheduled_at,
-        "due_at": due_at(rule["id"], scheduled_at, rule["jitter_s"]),
-        "status": "pending",
-        "attempt": 0,
-        "max_attempts": rule["max_attempts"],
-        "priority": rule["priority"],
-        "created_at": now,
-    } | extra
-
-
-def skipped_row(
-    rule: Mapping[str, Any], scheduled_at: datetime, reason: SkipReason, now: datetime
-) -> dict[str, Any]:
-    """A finished action for an occurrence of `rule` that will not run: its trace."""
-    return occurrence_row(rule, scheduled_at, now, status="skipped", reason=reason, finished_at=now)
+def planned(
+    rule: RuleSnapshot, scheduled_at: datetime, reason: SkipReason | None = None
+) -> Planned:
+    """One occurrence of `rule`: to run (pending), or with `reason` a trace of one that won't."""
+    return Planned(rule, scheduled_at, due_at(rule.id, scheduled_at, rule.jitter_s), reason)
 
 
 def gap_traces(
-    schedule: Schedule,
-    rule: Mapping[str, Any],
-    after: datetime,
-    until: datetime | None,
-    now: datetime,
-) -> list[dict[str, Any]]:
+    schedule: Schedule, rule: RuleSnapshot, after: datetime, until: datetime | None
+) -> list[Planned]:
     """Traces (reason dst_gap) of the rule's wall times a DST gap skips between its occurrence
     at `after` and its next one at `until` (None: the chain ends, so up to the series' end).
 
@@ -110,47 +94,44 @@ def gap_traces(
     between the occurrences before and after the gap. Only jumps inside the rule's start/end
     window count. At most MAX_GAP_TRACES per call.
     """
-    start_at = rule["start_at"]
-    if start_at is not None and start_at > after:
-        after = start_at - _EPSILON
-    ends = (until, rule["end_at"], schedule.source.ends)
+    if rule.start_at is not None and rule.start_at > after:
+        after = rule.start_at - _EPSILON
+    ends = (until, rule.end_at, schedule.source.ends)
     end = min((at for at in ends if at is not None), default=None)
     if end is None:
         return []
     return [
-        skipped_row(rule, skipped.at.astimezone(UTC), SkipReason.DST_GAP, now)
+        planned(rule, skipped.at.astimezone(UTC), SkipReason.DST_GAP)
         for skipped in skipped_walls(schedule, after, end, MAX_GAP_TRACES)
     ]
 
 
 def paused_traces(
     schedule: Schedule,
-    rule: Mapping[str, Any],
+    rule: RuleSnapshot,
     paused_at: datetime,
     now: datetime,
     traced: set[datetime],
-) -> list[dict[str, Any]]:
+) -> list[Planned]:
     """Traces (reason paused) of the rule's occurrences in (`paused_at`, `now`], the time it
     was paused until it resumed at `now`, except at the instants in `traced` (the pending
     occurrence that the pause itself finished). At most MAX_PAUSED_TRACES, the earliest.
 
     An occurrence at `now` itself is one: planning from now starts strictly after it.
     """
-    rows: list[dict[str, Any]] = []
+    traces: list[Planned] = []
     after = paused_at
-    while len(rows) < MAX_PAUSED_TRACES:
+    while len(traces) < MAX_PAUSED_TRACES:
         found = next_occurrence(schedule, rule, after)
         if found is None or found > now:
             break
         if found not in traced:
-            rows.append(skipped_row(rule, found, SkipReason.PAUSED, now))
+            traces.append(planned(rule, found, SkipReason.PAUSED))
         after = found
-    return rows
+    return traces
 
 
-def upcoming(
-    schedule: Schedule, rule: Mapping[str, Any], after: datetime, count: int
-) -> list[datetime]:
+def upcoming(schedule: Schedule, rule: Window, after: datetime, count: int) -> list[datetime]:
     """The rule's next `count` occurrences after `after` (fewer when the series ends)."""
     found: list[datetime] = []
     while len(found) < count:
@@ -160,3 +141,33 @@ def upcoming(
         found.append(nxt)
         after = nxt
     return found
+
+
+def plan_chain(
+    finished: Sequence[DueAction],
+    live: Mapping[str, RuleSnapshot],
+    horizon_years: int,
+    after: Mapping[int, tuple[datetime, bool]] | None = None,
+) -> list[Planned]:
+    """The next occurrence of each finished chained action's rule (`live`: the rules as they
+    are now, by id; a rule that changed since is not there), and a skipped trace (reason
+    dst_gap) of each wall time a DST gap removes in between.
+
+    The next occurrence is computed from the action's scheduled time, not from now, unless
+    `after` gives another starting instant (and whether it is inclusive) for that action id.
+    Gap traces always start at the scheduled time. Only an action read before its first claim
+    plans: a retry, or an action given back or returned to pending, planned its next occurrence
+    when it was first claimed.
+    """
+    plans: list[Planned] = []
+    for action in finished:
+        rule = live.get(action.rule_id or "")
+        if rule is None or not action.is_chain or action.was_claimed:
+            continue
+        start, inclusive = (after or {}).get(action.id, (action.scheduled_at, False))
+        schedule = rule_schedule(rule, horizon_years)
+        found = next_occurrence(schedule, rule, start, inclusive=inclusive)
+        plans += gap_traces(schedule, rule, action.scheduled_at, found)
+        if found is not None:
+            plans.append(planned(rule, found))
+    return plans

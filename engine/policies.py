@@ -13,16 +13,14 @@ and grace: a retry, a trigger, a backfill or a one-off runs whenever it comes du
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
 
-from engine.occurrences import next_occurrence
+from engine.due import DueAction, RuleSnapshot
+from engine.occurrences import Window, next_occurrence
 from engine.records import MisfirePolicy, OverlapPolicy, SkipReason
 from engine.recurrence import Schedule
-from engine.store.queue import is_chain, was_claimed
 
 #: Missed occurrences recorded one by one (as skipped actions) per catch-up; beyond this the
 #: timeline shows them as `missed`.
@@ -64,51 +62,53 @@ class Circumstances:
     default_grace_s: float
 
 
-def decide(action: Mapping[str, Any], schedule: Schedule | None, c: Circumstances) -> Decision:
+def decide(action: DueAction, schedule: Schedule | None, c: Circumstances) -> Decision:
     """What to do with one due pending action."""
-    outdated = _outdated(action)
+    rule = action.rule
+    outdated = _outdated(action, rule)
     if outdated is not None:
         return outdated
-    if is_chain(action) and not was_claimed(action) and schedule is not None:
-        missed = _misfire(action, schedule, c)
+    if rule is not None and action.is_chain and not action.was_claimed and schedule is not None:
+        missed = _misfire(action, rule, schedule, c)
         if missed is not None:
             return missed
     if c.over_quota:
         return Decision(Verdict.SKIP, SkipReason.QUOTA)
     if c.busy_since is None:
         return Decision(Verdict.RUN)
-    overlap = OverlapPolicy(action["r_overlap_policy"] or OverlapPolicy.ALLOW)
+    overlap = rule.overlap_policy if rule is not None else OverlapPolicy.ALLOW
     if overlap is OverlapPolicy.ALLOW:
         return Decision(Verdict.RUN)
-    if c.busy_since > action["due_at"] or overlap is OverlapPolicy.QUEUE_ONE:
+    if c.busy_since > action.due_at or overlap is OverlapPolicy.QUEUE_ONE:
         # The run in flight started after this one was due (a catch-up): wait for it.
         return Decision(Verdict.DEFER)
     return Decision(Verdict.SKIP, SkipReason.OVERLAP)
 
 
-def _outdated(action: Mapping[str, Any]) -> Decision | None:
+def _outdated(action: DueAction, rule: RuleSnapshot | None) -> Decision | None:
     """An action of a rule that changed, went or paused since it was planned. A change
     finishes such actions itself; these are the ones pending again afterwards (a retry, a
     claim given back or taken back), which must not run the rule's new code, or run at all
     while it is paused."""
-    if action["rule_id"] is None:
+    if action.rule_id is None:
         return None
-    if action["r_deleted_at"] is not None:
+    if rule is not None and rule.deleted_at is not None:
         return Decision(Verdict.CANCEL, SkipReason.RULE_DELETED)
-    if action["rule_version"] != action["r_version"]:
+    if rule is None or action.rule_version != rule.version:
         return Decision(Verdict.CANCEL, SkipReason.RULE_CHANGED)
-    if is_chain(action) and not action["r_enabled"]:
+    if action.is_chain and not rule.enabled:
         return Decision(Verdict.SKIP, SkipReason.PAUSED)
     return None
 
 
-def _misfire(action: Mapping[str, Any], schedule: Schedule, c: Circumstances) -> Decision | None:
-    policy = MisfirePolicy(action["r_misfire_policy"])
-    grace_s = action["r_misfire_grace_s"]
-    late_s = (c.now - action["due_at"]).total_seconds()
-    rule = _rule_view(action)
+def _misfire(
+    action: DueAction, rule: RuleSnapshot, schedule: Schedule, c: Circumstances
+) -> Decision | None:
+    policy = rule.misfire_policy
+    grace_s = rule.misfire_grace_s
+    late_s = (c.now - action.due_at).total_seconds()
     if policy is MisfirePolicy.RUN_LATEST:
-        later = _missed_after(schedule, rule, action["scheduled_at"], c.now)
+        later = _missed_after(schedule, rule, action.scheduled_at, c.now)
         if later:
             return Decision(
                 Verdict.SKIP,
@@ -120,7 +120,7 @@ def _misfire(action: Mapping[str, Any], schedule: Schedule, c: Circumstances) ->
     elif policy is MisfirePolicy.SKIP:
         tolerance_s = c.default_grace_s if grace_s is None else grace_s
         if late_s > tolerance_s:
-            later = _missed_after(schedule, rule, action["scheduled_at"], c.now)
+            later = _missed_after(schedule, rule, action.scheduled_at, c.now)
             return Decision(
                 Verdict.SKIP,
                 SkipReason.MISFIRE,
@@ -132,12 +132,8 @@ def _misfire(action: Mapping[str, Any], schedule: Schedule, c: Circumstances) ->
     return None
 
 
-def _rule_view(action: Mapping[str, Any]) -> dict[str, Any]:
-    return {"start_at": action["r_start_at"], "end_at": action["r_end_at"]}
-
-
 def _missed_after(
-    schedule: Schedule, rule: Mapping[str, Any], after: datetime, now: datetime
+    schedule: Schedule, rule: Window, after: datetime, now: datetime
 ) -> list[datetime]:
     """Occurrences in (after, now], the first MAX_RECORDED_MISSES and always the latest."""
     found: list[datetime] = []
@@ -153,7 +149,7 @@ def _missed_after(
 
 
 def _latest_at_or_before(
-    schedule: Schedule, rule: Mapping[str, Any], low: datetime, now: datetime
+    schedule: Schedule, rule: Window, low: datetime, now: datetime
 ) -> datetime | None:
     """The last occurrence in (low, now], searched backwards from now in growing windows."""
     for window in (timedelta(hours=1), timedelta(days=1), timedelta(days=31), timedelta(days=3660)):

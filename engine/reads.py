@@ -18,6 +18,7 @@ from engine.rule_writes import load
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
+from engine.store.snapshots import rule_snapshot
 from engine.validation import require_aware
 from engine.views import (
     MAX_ID,
@@ -59,7 +60,7 @@ async def _paged(
 
 def describe(row: RowMapping, horizon_years: int) -> str:
     try:
-        return rule_schedule(row, horizon_years).describe().text
+        return rule_schedule(rule_snapshot(row), horizon_years).describe().text
     except ScheduleError:
         return row["schedule"]
 

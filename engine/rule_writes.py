@@ -9,7 +9,7 @@ leaves a trace").
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -22,13 +22,14 @@ from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
 from engine.occurrences import (
     gap_traces,
     next_occurrence,
-    occurrence_row,
     paused_traces,
+    planned,
     rule_schedule,
 )
 from engine.records import RuleSpec, SkipReason
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
+from engine.store.snapshots import rule_snapshot
 from engine.validation import check_code, check_fields, check_quotas, parse_rule_schedule, spec_with
 from tenants.ids import new_id
 
@@ -57,7 +58,7 @@ async def validate(
     check_quotas(spec, profile.quotas)
     schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
     values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
-    if next_occurrence(schedule, values, deps.clock.now()) is None:
+    if next_occurrence(schedule, spec, deps.clock.now()) is None:
         raise InvalidRule(
             "schedule",
             "has no occurrence after now within the rule's start/end window",
@@ -170,13 +171,13 @@ async def _trace_pause(
     """Record the occurrences the rule skipped from its pause until `now`, as it stood then:
     each as skipped (reason paused), except the one the pause finished, and each wall time a
     DST gap removed in that time (reason dst_gap)."""
-    paused_at = paused["paused_at"]
-    schedule = rule_schedule(paused, deps.config.horizon_years)
-    traced = await action_store.rule_instants(conn, paused["id"], paused_at, now)
-    traces = paused_traces(schedule, paused, paused_at, now, traced)
+    paused_at, rule = paused["paused_at"], rule_snapshot(paused)
+    schedule = rule_schedule(rule, deps.config.horizon_years)
+    traced = await action_store.rule_instants(conn, rule.id, paused_at, now)
+    traces = paused_traces(schedule, rule, paused_at, now, traced)
     metrics.count_skips(SkipReason.PAUSED, len(traces))
-    traces += gap_traces(schedule, paused, paused_at, now, now)
-    await action_store.insert_actions(conn, traces)
+    traces += gap_traces(schedule, rule, paused_at, now)
+    await action_store.insert_planned(conn, traces, now)
 
 
 async def _plan_next(
@@ -184,13 +185,13 @@ async def _plan_next(
 ) -> None:
     """Plan the rule's first occurrence after now, with a trace of each wall time a DST gap
     removes before it (later ones are written as its chain advances)."""
-    rule = await load(conn, tenant_id, rule_id)
+    rule = rule_snapshot(await load(conn, tenant_id, rule_id))
     schedule = rule_schedule(rule, deps.config.horizon_years)
     found = next_occurrence(schedule, rule, now)
-    await action_store.insert_actions(conn, gap_traces(schedule, rule, now, found, now))
+    plans = gap_traces(schedule, rule, now, found)
     if found is not None:
-        row = occurrence_row(rule, found, now) | {"trace_parent": tracing.current_parent()}
-        await action_store.insert_action(conn, row)
+        plans.append(replace(planned(rule, found), trace_parent=tracing.current_parent()))
+    await action_store.insert_planned(conn, plans, now)
 
 
 async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:

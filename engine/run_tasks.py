@@ -51,7 +51,7 @@ class RunTasks:
         self.env = RunEnv(deps.sandbox, deps.db, deps.clock, deps.config.node_name)
 
     def start(self, state: TenantState, claimed: Claimed) -> None:
-        action_id = claimed.action["id"]
+        action_id = claimed.action.id
         state.in_flight[action_id] = claimed
         self.claimed[action_id] = (state, claimed)
         metrics.IN_FLIGHT.inc()
@@ -64,7 +64,7 @@ class RunTasks:
             del self.tasks[action_id]
 
     def task_of(self, claimed: Claimed) -> asyncio.Task[None] | None:
-        return self.tasks.get(claimed.action["id"])
+        return self.tasks.get(claimed.action.id)
 
     def unstarted(self) -> list[Claimed]:
         """Claimed runs still waiting for their due time or a slot."""
@@ -75,7 +75,7 @@ class RunTasks:
         try:
             await self._until_due(claimed)
             quota = state.profile.quotas.max_concurrency
-            await self.slots.acquire(state.tenant_id, quota, claimed.action["priority"])
+            await self.slots.acquire(state.tenant_id, quota, claimed.action.priority)
             try:
                 if not await self._still_claimed(state, claimed, seen):
                     return
@@ -91,14 +91,14 @@ class RunTasks:
         except Exception:
             log.exception(
                 "run of action %s was not recorded; its lease will expire",
-                claimed.action["id"],
+                claimed.action.id,
                 extra=action_ids(claimed.action),
             )
         finally:
             self._forget(state, claimed)
 
     async def _execute(self, state: TenantState, claimed: Claimed) -> Completion:
-        action_id = claimed.action["id"]
+        action_id = claimed.action.id
         self.started.add(action_id)
         self.completer.mark_started(action_id, claimed.version, self.deps.clock.now())
         return await execute(self.env, claimed, state.profile, state.unrecorded)
@@ -107,8 +107,8 @@ class RunTasks:
         """A run claimed ahead (see `engine.tenant_loop.CLAIM_AHEAD`) starts at its due time."""
         clock, cap_s = self.deps.clock, self.deps.config.wake_cap_s
         never = asyncio.Event()
-        while clock.now() < claimed.action["due_at"]:
-            await clock.sleep_until(claimed.action["due_at"], never, cap_s)
+        while clock.now() < claimed.action.due_at:
+            await clock.sleep_until(claimed.action.due_at, never, cap_s)
 
     async def _still_claimed(self, state: TenantState, claimed: Claimed, seen: int) -> bool:
         """Whether a run may start: unless the tenant changed in this process since the claim
@@ -117,13 +117,13 @@ class RunTasks:
         if state.changes == seen:
             return True
         async with self.deps.db.connect() as conn:
-            return await queue.is_claimed(conn, claimed.action["id"], claimed.version)
+            return await queue.is_claimed(conn, claimed.action.id, claimed.version)
 
     @staticmethod
     def _ended(state: TenantState, claimed: Claimed, completion: Completion) -> None:
         """The run ended: its place in the claim window is free while it is recorded, and its
         kv writes are what the tenant's next runs read until then."""
-        action_id = claimed.action["id"]
+        action_id = claimed.action.id
         state.recording.add(action_id)
         if completion.kv is not None:
             state.unrecorded.add(action_id, completion.kv.writes)
@@ -131,7 +131,7 @@ class RunTasks:
             state.wake.set()
 
     def _forget(self, state: TenantState, claimed: Claimed) -> None:
-        action_id = claimed.action["id"]
+        action_id = claimed.action.id
         if self.claimed.get(action_id, (state, None))[1] is claimed:
             del self.claimed[action_id]
             self.started.discard(action_id)
@@ -140,8 +140,8 @@ class RunTasks:
             del state.in_flight[action_id]
             state.recording.discard(action_id)
         metrics.IN_FLIGHT.dec()
-        if claimed.action["rule_id"] in state.deferred:
-            state.deferred.discard(claimed.action["rule_id"])
+        if claimed.action.rule_id in state.deferred:
+            state.deferred.discard(claimed.action.rule_id)
             state.is_changed = True
             state.wake.set()
         elif state.is_waiting_for_room and state.has_room_to_refill:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -19,10 +18,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine import tracing
 from engine.clock import Clock
 from engine.completion import Completion
+from engine.due import DueAction
 from engine.host import BufferedHost
 from engine.logs import action_ids
 from engine.occurrences import occurrence_id
 from engine.policies import retry_delay
+from engine.records import ActionStatus, SkipReason
 from engine.unrecorded import UnrecordedWrites
 from sandbox import (
     Limits,
@@ -44,26 +45,21 @@ ONE_OFF_BACKOFF_MAX_S = 600.0
 
 @dataclass(frozen=True)
 class Claimed:
-    """An action this node claimed: the row as read before the claim, and the claim's version."""
+    """An action this node claimed: as read before the claim, and the claim's version."""
 
-    action: Mapping[str, Any]
+    action: DueAction
     version: int
     claimed_at: datetime
 
     @property
     def attempt(self) -> int:
-        return int(self.action["attempt"]) + 1
+        return self.action.attempt + 1
 
 
-def _pick(action: Mapping[str, Any], name: str) -> Any:
-    own = action[name]
-    return own if own is not None else action[f"r_{name}"]
-
-
-def limits_for(action: Mapping[str, Any], profile: TenantProfile) -> Limits:
+def limits_for(action: DueAction, profile: TenantProfile) -> Limits:
     """The rule's (or one-off's) limits, capped by the tenant's quota."""
-    timeout_ms = min(_pick(action, "timeout_ms") or 5000, profile.quotas.max_timeout_ms)
-    memory_mb = min(_pick(action, "memory_mb") or 128, profile.quotas.max_memory_mb)
+    timeout_ms = min(action.timeout_ms_or_rule, profile.quotas.max_timeout_ms)
+    memory_mb = min(action.memory_mb_or_rule, profile.quotas.max_memory_mb)
     return _limits(timeout_ms, memory_mb)
 
 
@@ -75,15 +71,14 @@ def _limits(timeout_ms: int, memory_mb: int) -> Limits:
 
 def context_for(claimed: Claimed) -> ScriptContext:
     a = claimed.action
-    params = dict(a["r_params"] or {}) | dict(a["params"] or {})
     return ScriptContext(
-        tenant_id=a["tenant_id"],
-        rule_id=a["rule_id"],
-        rule_name=a["r_name"],
-        scheduled_at=a["scheduled_at"],
+        tenant_id=a.tenant_id,
+        rule_id=a.rule_id,
+        rule_name=a.rule.name if a.rule is not None else None,
+        scheduled_at=a.scheduled_at,
         attempt=claimed.attempt,
-        params=params,
-        occurrence_id=occurrence_id(a["rule_id"], a["id"], a["scheduled_at"]),
+        params=a.merged_params,
+        occurrence_id=occurrence_id(a.rule_id, a.id, a.scheduled_at),
     )
 
 
@@ -103,17 +98,15 @@ async def execute(
     """Run the action once; never raises for anything the script does. Its kv reads see the
     tenant's `unrecorded` writes (runs that ended on this node, not recorded yet)."""
     action = claimed.action
-    runtime = str(_pick(action, "runtime"))
+    runtime, code = action.script
     limits = limits_for(action, profile)
-    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s)
+    host = BufferedHost(env.db, action.tenant_id, unrecorded, limits.timeout_s)
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
-        outcome = await sandbox.runtime(runtime).run(
-            _pick(action, "code"), context_for(claimed), limits, host
-        )
+        outcome = await sandbox.runtime(runtime).run(code, context_for(claimed), limits, host)
     except SandboxError as exc:
-        log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
+        log.error("sandbox failed on action %s: %s", action.id, exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
     return _completion(
@@ -134,7 +127,7 @@ def _completion(
     ok = outcome.status is OutcomeStatus.OK
     status, reason, due_at = settle(action, claimed.attempt, ok, finished_at)
     events = [(e.type, e.payload, "script") for e in outcome.events] if ok else []
-    if status == "failed":
+    if status == ActionStatus.FAILED:
         failure = _failure(action, claimed.attempt, str(outcome.status), outcome.error)
         events.append(("run.failed", failure, "engine"))
     times = (claimed.claimed_at, started_at, finished_at)
@@ -168,7 +161,7 @@ def _log_failure(
     ids = action_ids(claimed.action, claimed.attempt) | {"trace_id": trace_id}
     log.info(
         "run of action %s attempt %s ended %s; the action is now %s",
-        claimed.action["id"],
+        claimed.action.id,
         claimed.attempt,
         outcome,
         status,
@@ -177,17 +170,18 @@ def _log_failure(
 
 
 def settle(
-    action: Mapping[str, Any], attempt: int, ok: bool, finished_at: datetime
-) -> tuple[str, str | None, datetime]:
+    action: DueAction, attempt: int, ok: bool, finished_at: datetime
+) -> tuple[ActionStatus, SkipReason | None, datetime]:
     """(status, reason, due_at) of an action after an attempt: succeeded; pending again after
     a backoff while attempts are left; else failed."""
     if ok:
-        return "succeeded", None, action["due_at"]
-    if attempt < action["max_attempts"]:
-        backoff_s = action["r_backoff_s"] or ONE_OFF_BACKOFF_S
-        cap_s = action["r_backoff_max_s"] or ONE_OFF_BACKOFF_MAX_S
-        return "pending", None, finished_at + retry_delay(attempt, backoff_s, cap_s)
-    return "failed", "attempts", action["due_at"]
+        return ActionStatus.SUCCEEDED, None, action.due_at
+    if attempt < action.max_attempts:
+        rule = action.rule
+        backoff_s = (rule.backoff_s if rule else None) or ONE_OFF_BACKOFF_S
+        cap_s = (rule.backoff_max_s if rule else None) or ONE_OFF_BACKOFF_MAX_S
+        return ActionStatus.PENDING, None, finished_at + retry_delay(attempt, backoff_s, cap_s)
+    return ActionStatus.FAILED, SkipReason.ATTEMPTS, action.due_at
 
 
 def unstorable(completion: Completion, detail: str) -> Completion:
@@ -213,18 +207,16 @@ def unstorable(completion: Completion, detail: str) -> Completion:
         due_at=due_at,
         run=run,
         kv=None,
-        events=failed if status == "failed" else [],
+        events=failed if status == ActionStatus.FAILED else [],
         discards_effects=True,
     )
 
 
-def _failure(
-    action: Mapping[str, Any], attempt: int, outcome: str, error: str | None
-) -> dict[str, Any]:
+def _failure(action: DueAction, attempt: int, outcome: str, error: str | None) -> dict[str, Any]:
     return {
-        "action_id": action["id"],
-        "rule_id": action["rule_id"],
-        "scheduled_at": action["scheduled_at"].isoformat(),
+        "action_id": action.id,
+        "rule_id": action.rule_id,
+        "scheduled_at": action.scheduled_at.isoformat(),
         "attempts": attempt,
         "outcome": outcome,
         "error": error,
@@ -241,14 +233,14 @@ def _run_row(
 ) -> dict[str, Any]:
     a = claimed.action
     return {
-        "tenant_id": a["tenant_id"],
-        "action_id": a["id"],
-        "rule_id": a["rule_id"],
+        "tenant_id": a.tenant_id,
+        "action_id": a.id,
+        "rule_id": a.rule_id,
         "attempt": claimed.attempt,
         "node": node,
         "pid": outcome.pid,
         "runtime": runtime,
-        "planned_at": a["due_at"],
+        "planned_at": a.due_at,
         "started_at": started_at,
         "finished_at": finished_at,
         "outcome": str(outcome.status),
@@ -262,5 +254,5 @@ def _run_row(
         "cpu_ms": None if outcome.cpu_s is None else outcome.cpu_s * 1000,
         "peak_memory_bytes": outcome.peak_memory_bytes,
         "fuel": outcome.fuel,
-        "lateness_ms": max(0.0, (started_at - a["due_at"]).total_seconds() * 1000),
+        "lateness_ms": max(0.0, (started_at - a.due_at).total_seconds() * 1000),
     }

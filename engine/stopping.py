@@ -59,7 +59,7 @@ async def _give_back_unstarted(node: Node) -> None:
     if not unstarted:
         return
     async with node.deps.write() as conn:
-        given = await claims.give_back(conn, {c.action["id"]: c.version for c in unstarted})
+        given = await claims.give_back(conn, {c.action.id: c.version for c in unstarted})
     log.info("stopping: gave back %d claimed actions that had not started", len(given))
 
 
@@ -84,14 +84,14 @@ async def _drain(node: Node, grace_s: float) -> None:
 
 async def _interrupt_the_rest(node: Node) -> None:
     """Take back the runs still going (not those that ended and wait to be recorded)."""
-    going = [c for state, c in node.runs.claimed.values() if c.action["id"] not in state.recording]
+    going = [c for state, c in node.runs.claimed.values() if c.action.id not in state.recording]
     await _cancel(node.runs.task_of(c) for c in going)
     if not going:
         return
     await _flush(node)  # their start marks
     now = node.deps.clock.now()
     async with node.deps.write() as conn:
-        ids = [c.action["id"] for c in going]
+        ids = [c.action.id for c in going]
         rows = await claims.of_node(conn, node.deps.config.node_name, ids)
         await take_back(conn, rows, now, Loss.STOPPED)
     log.warning("stopping: interrupted %d runs still going after the grace period", len(going))

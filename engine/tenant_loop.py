@@ -31,9 +31,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy.engine import RowMapping
-
 from engine import claiming
+from engine.due import DueAction
 from engine.store import queue
 from engine.tenant_state import TenantState
 
@@ -49,9 +48,7 @@ CLAIM_AHEAD = timedelta(milliseconds=25)
 BATCH_AHEAD = timedelta(milliseconds=250)
 
 
-async def _read(
-    node: Node, state: TenantState, due_by: datetime, room: int
-) -> Sequence[RowMapping]:
+async def _read(node: Node, state: TenantState, due_by: datetime, room: int) -> Sequence[DueAction]:
     """The tenant's actions due by `due_by` (a batch, priority first), else its next few."""
     async with node.deps.db.connect() as conn:
         batch = node.deps.config.batch_size
@@ -63,7 +60,7 @@ async def _read(
         )
 
 
-async def _overtaking(node: Node, state: TenantState, now: datetime) -> list[RowMapping]:
+async def _overtaking(node: Node, state: TenantState, now: datetime) -> list[DueAction]:
     """With the claim window full: the due actions of a higher priority than any claimed run
     still waiting to start, up to the overtaking room, so that a higher-priority action never
     waits for a window of lower-priority ones claimed ahead of it."""
@@ -73,24 +70,24 @@ async def _overtaking(node: Node, state: TenantState, now: datetime) -> list[Row
         return []
     async with node.deps.db.connect() as conn:
         rows = await queue.fetch_due(conn, state.tenant_id, now + CLAIM_AHEAD, room, state.deferred)
-    return [r for r in rows if r["priority"] > floor]
+    return [r for r in rows if r.priority > floor]
 
 
 def claimable(
-    rows: Sequence[RowMapping], state: TenantState, now: datetime, room: int
-) -> list[RowMapping]:
+    rows: Sequence[DueAction], state: TenantState, now: datetime, room: int
+) -> list[DueAction]:
     """Up to `room` of `rows` to claim now: those due within `CLAIM_AHEAD` (none: nothing),
     and with them those due within `BATCH_AHEAD` after, except an action of a rule that has a
     run in flight or another action in the batch: its overlap policy is decided as close to
     its due time as it can be."""
     soon = now + CLAIM_AHEAD
-    due = [r for r in rows if r["due_at"] <= soon]
+    due = [r for r in rows if r.due_at <= soon]
     if not due:
         return []
-    rules = {r["rule_id"] for r in due if r["rule_id"] is not None}
+    rules = {r.rule_id for r in due if r.rule_id is not None}
     for row in rows:
-        rule_id = row["rule_id"]
-        if not soon < row["due_at"] <= soon + BATCH_AHEAD:
+        rule_id = row.rule_id
+        if not soon < row.due_at <= soon + BATCH_AHEAD:
             continue
         if rule_id is not None and (rule_id in rules or state.busy_since(rule_id)):
             continue
@@ -104,7 +101,7 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
     """Drain the tenant's due work; return when nothing is due within the wake cap."""
     deps = node.deps
     cap = timedelta(seconds=deps.config.wake_cap_s)
-    rows: Sequence[RowMapping] = ()
+    rows: Sequence[DueAction] = ()
     read_at = deps.clock.now()
     while True:
         changed = state.is_changed
@@ -130,7 +127,7 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
                 rows, read_at = await _read(node, state, now + CLAIM_AHEAD + BATCH_AHEAD, room), now
                 due = claimable(rows, state, now, room)
         if not due:
-            first = min((r["due_at"] for r in rows), default=None)
+            first = min((r.due_at for r in rows), default=None)
             if not state.deferred and (first is None or first - now > cap):
                 return
             wake_at = None if first is None else first - CLAIM_AHEAD
@@ -138,8 +135,8 @@ async def tenant_loop(node: Node, state: TenantState) -> None:
             if state.wake.is_set() or wake_at is None or deps.clock.now() < wake_at:
                 rows = ()  # a change, or the cap (another node may have added work): re-read
             continue
-        taken = {r["id"] for r in due}
-        rows = [r for r in rows if r["id"] not in taken]
+        taken = {r.id for r in due}
+        rows = [r for r in rows if r.id not in taken]
         decided = claiming.decide_all(due, state, now, deps.config)
         async with deps.write() as conn:
             step = await claiming.apply(conn, decided, state, now, deps.config)

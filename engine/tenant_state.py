@@ -84,7 +84,7 @@ class TenantState:
     def lowest_waiting_priority(self) -> int | None:
         """The lowest priority among claimed runs that have not ended."""
         waiting = [c for i, c in self.in_flight.items() if i not in self.recording]
-        return min((int(c.action["priority"]) for c in waiting), default=None)
+        return min((int(c.action.priority) for c in waiting), default=None)
 
     @property
     def has_room_to_refill(self) -> bool:
@@ -101,7 +101,7 @@ class TenantState:
         """When this node claimed the rule's earliest run still in flight."""
         if rule_id is None:
             return None
-        times = [c.claimed_at for c in self.in_flight.values() if c.action["rule_id"] == rule_id]
+        times = [c.claimed_at for c in self.in_flight.values() if c.action.rule_id == rule_id]
         return min(times, default=None)
 
     def forget_finished_deferrals(self) -> None:

@@ -12,10 +12,12 @@ The run's trace id is stored on its row (`runs.trace_id`), to find its trace fro
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
+
+from engine.due import DueAction
 
 try:
     from opentelemetry import trace
@@ -46,7 +48,7 @@ def current_parent() -> str | None:
 
 
 def run_spans(
-    action: Mapping[str, Any],
+    action: DueAction,
     attempt: int,
     runtime: str,
     outcome: str,
@@ -59,7 +61,7 @@ def run_spans(
         return None
     claimed_at, started_at, finished_at = times
     tracer = trace.get_tracer("cadenza.engine")
-    parent = action.get("trace_parent")
+    parent = action.trace_parent
     context = _PROPAGATOR.extract({"traceparent": parent}) if parent else None  # type: ignore[union-attr]
     run = tracer.start_span("cadenza.run", context, start_time=_ns(claimed_at))
     if not run.get_span_context().is_valid:
@@ -99,11 +101,11 @@ def _span(
     span.end(end_time=_ns(max(start, end)))
 
 
-def _ids(action: Mapping[str, Any], attempt: int) -> dict[str, Any]:
+def _ids(action: DueAction, attempt: int) -> dict[str, Any]:
     found = {
-        "cadenza.tenant_id": action["tenant_id"],
-        "cadenza.rule_id": action["rule_id"],
-        "cadenza.action_id": action["id"],
+        "cadenza.tenant_id": action.tenant_id,
+        "cadenza.rule_id": action.rule_id,
+        "cadenza.action_id": action.id,
         "cadenza.attempt": attempt,
     }
     return {key: value for key, value in found.items() if value is not None}

@@ -14,6 +14,8 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from engine.due import Planned
+from engine.store.snapshots import planned_row
 from engine.store.tables import actions
 
 
@@ -23,8 +25,15 @@ async def insert_action(conn: AsyncConnection, values: Mapping[str, Any]) -> int
 
 
 async def insert_actions(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Bulk insert of ready-made rows (seeding a benchmark or a test's backlog)."""
     if rows:
         await conn.execute(actions.insert(), [dict(r) for r in rows])
+
+
+async def insert_planned(conn: AsyncConnection, plans: Sequence[Planned], now: datetime) -> None:
+    """Write the occurrences the domain planned (next ones and traces) in one statement."""
+    if plans:
+        await conn.execute(actions.insert(), [planned_row(p, now) for p in plans])
 
 
 async def get_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping | None:
@@ -72,7 +81,7 @@ _UNCLAIMED = {"claimed_by": None, "lease_until": None}
 
 async def update_unstarted(
     conn: AsyncConnection,
-    action: Mapping[str, Any],
+    action: RowMapping,
     values: Mapping[str, Any],
     now: datetime,
 ) -> bool:

@@ -13,28 +13,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import String, bindparam, select, tuple_, update
-from sqlalchemy.engine import RowMapping
+from sqlalchemy import ColumnElement, String, bindparam, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.functions import FunctionElement
 
-from engine.occurrences import gap_traces, next_occurrence, occurrence_row, rule_schedule
+from engine.due import DueAction, RuleSnapshot
+from engine.records import ActionStatus
+from engine.store.snapshots import RULE_COLUMNS, joined_due_action, rule_snapshot
 from engine.store.tables import actions, rules
-
-#: Rule columns the loop needs next to each due action, read as `r_<name>`.
-RULE_COLUMNS = (
-    "name", "schedule", "timezone", "dst_gap", "dst_repeat", "runtime", "code", "params",
-    "enabled", "version", "misfire_policy", "misfire_grace_s", "overlap_policy", "backoff_s",
-    "backoff_max_s", "timeout_ms", "memory_mb", "jitter_s", "start_at", "end_at", "created_at",
-    "deleted_at",
-)  # fmt: skip
 
 
 def _pending_of_tenant(excluded: Sequence[str]) -> Any:
-    query = select(actions, *(rules.c[name].label(f"r_{name}") for name in RULE_COLUMNS))
+    joined = (rules.c[name].label(f"r_{name}") for name in ("id", *RULE_COLUMNS))
+    query = select(actions, *joined)
     query = query.select_from(actions.outerjoin(rules, rules.c.id == actions.c.rule_id))
-    query = query.where(actions.c.tenant_id == bindparam("d_tenant"), actions.c.status == "pending")
+    query = query.where(
+        actions.c.tenant_id == bindparam("d_tenant"), actions.c.status == ActionStatus.PENDING
+    )
     if excluded:
         query = query.where(actions.c.rule_id.is_(None) | actions.c.rule_id.not_in(excluded))
     return query
@@ -66,23 +62,23 @@ async def fetch_due(
     now: datetime,
     limit: int,
     exclude_rule_ids: Iterable[str],
-) -> list[RowMapping]:
+) -> list[DueAction]:
     """Due pending actions of one tenant with their rule, highest priority first, then oldest."""
     excluded = list(exclude_rule_ids)
     query = _due(excluded) if excluded else _DUE
     params = {"d_tenant": tenant_id, "d_now": now, "d_limit": limit}
-    return list((await conn.execute(query, params)).mappings())
+    return [joined_due_action(row) for row in (await conn.execute(query, params)).mappings()]
 
 
 async def fetch_upcoming(
     conn: AsyncConnection, tenant_id: str, limit: int, exclude_rule_ids: Iterable[str]
-) -> list[RowMapping]:
+) -> list[DueAction]:
     """The tenant's next pending actions in due order, higher priority first among those due
     at one instant (none is due yet), with their rule."""
     excluded = list(exclude_rule_ids)
     query = _upcoming(excluded) if excluded else _UPCOMING
     params = {"d_tenant": tenant_id, "d_limit": limit}
-    return list((await conn.execute(query, params)).mappings())
+    return [joined_due_action(row) for row in (await conn.execute(query, params)).mappings()]
 
 
 class _Unindexed(FunctionElement[str]):
@@ -102,7 +98,7 @@ def _unary_plus(element: _Unindexed, compiler: Any, **kw: Any) -> str:
     return "+" + str(compiler.process(element.clauses, **kw))
 
 
-def _read_as(name: str, status: str) -> Any:
+def _read_as(name: str, status: ActionStatus) -> ColumnElement[bool]:
     """Rows exactly as they were read (same id and version: the optimistic lock) and still in
     `status`, bound at execution by `_as_read(name, pairs)`. SQLite must look these rows up by
     primary key: the plain `id IN` is what allows it (for a row-value IN alone it scans), and
@@ -126,9 +122,9 @@ def _as_read(name: str, pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
 #: it on SQLite, and the loop claims at every due time.
 _CLAIM = (
     update(actions)
-    .where(_read_as("c_read", "pending"))
+    .where(_read_as("c_read", ActionStatus.PENDING))
     .values(
-        status="running",
+        status=ActionStatus.RUNNING,
         version=actions.c.version + 1,
         attempt=actions.c.attempt + 1,
         claimed_by=bindparam("c_node", type_=actions.c.claimed_by.type),
@@ -142,18 +138,18 @@ _CLAIM = (
 
 async def claim(
     conn: AsyncConnection,
-    rows: Sequence[Mapping[str, Any]],
+    due: Sequence[DueAction],
     node: str,
     now: datetime,
     lease_until: datetime,
 ) -> dict[int, int]:
-    """Claim the actions read as `rows` (the caller picks due ones) if they are still pending
-    and unchanged since: {id: claimed version} of those won (a row another node claimed
-    first is not returned)."""
-    if not rows:
+    """Claim the actions as read (the caller picks due ones) if they are still pending and
+    unchanged since: {id: claimed version} of those won (a row another node claimed first is
+    not returned)."""
+    if not due:
         return {}
     params = {
-        **_as_read("c_read", ((r["id"], r["version"]) for r in rows)),
+        **_as_read("c_read", ((a.id, a.version) for a in due)),
         "c_node": node,
         "c_now": now,
         "c_lease_until": lease_until,
@@ -163,7 +159,7 @@ async def claim(
 
 _FINISH_PENDING = (
     update(actions)
-    .where(_read_as("f_read", "pending"))
+    .where(_read_as("f_read", ActionStatus.PENDING))
     .values(
         status=bindparam("f_status", type_=actions.c.status.type),
         reason=bindparam("f_reason", type_=actions.c.reason.type),
@@ -176,17 +172,17 @@ _FINISH_PENDING = (
 
 async def finish_pending(
     conn: AsyncConnection,
-    rows: Sequence[Mapping[str, Any]],
-    status: str,
+    due: Sequence[DueAction],
+    status: ActionStatus,
     reason: str | None,
     now: datetime,
 ) -> set[int]:
-    """Finish actions read as `rows`, still pending and unchanged, without running them
-    (skipped, expired): the ids finished."""
-    if not rows:
+    """Finish actions as read, still pending and unchanged, without running them (skipped,
+    expired, cancelled): the ids finished."""
+    if not due:
         return set()
     params = {
-        **_as_read("f_read", ((r["id"], r["version"]) for r in rows)),
+        **_as_read("f_read", ((a.id, a.version) for a in due)),
         "f_status": status,
         "f_reason": reason,
         "f_now": now,
@@ -196,7 +192,7 @@ async def finish_pending(
 
 _HOLD = (
     update(actions)
-    .where(_read_as("h_claims", "running"))
+    .where(_read_as("h_claims", ActionStatus.RUNNING))
     .values(version=actions.c.version + 1)
     .returning(actions.c.id)
 )
@@ -228,7 +224,9 @@ _SET_OUTCOME = (
 async def is_claimed(conn: AsyncConnection, action_id: int, version: int) -> bool:
     """Whether this claim (the action at the version its claim gave it) still holds."""
     query = select(actions.c.id).where(
-        actions.c.id == action_id, actions.c.version == version, actions.c.status == "running"
+        actions.c.id == action_id,
+        actions.c.version == version,
+        actions.c.status == ActionStatus.RUNNING,
     )
     return (await conn.execute(query)).first() is not None
 
@@ -240,11 +238,9 @@ async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]])
         await conn.execute(_SET_OUTCOME, [dict(r) for r in rows])
 
 
-async def chain_rules(
-    conn: AsyncConnection, rows: Iterable[Mapping[str, Any]]
-) -> dict[str, RowMapping]:
-    """The live rules whose version is the one each chained action was planned for."""
-    wanted = {(r["rule_id"], r["rule_version"]) for r in rows if is_chain(r)}
+async def live_rules(conn: AsyncConnection, due: Iterable[DueAction]) -> dict[str, RuleSnapshot]:
+    """The live rules, by id, whose version is the one each chained action was planned for."""
+    wanted = {(a.rule_id, a.rule_version) for a in due if a.is_chain}
     if not wanted:
         return {}
     query = select(rules).where(
@@ -253,51 +249,4 @@ async def chain_rules(
         rules.c.enabled.is_(True),
     )
     found = (await conn.execute(query)).mappings()
-    return {r["id"]: r for r in found if (r["id"], r["version"]) in wanted}
-
-
-def is_chain(action: Mapping[str, Any]) -> bool:
-    """A rule's own occurrence (not a trigger, backfill or one-off), which plans the next."""
-    return action["rule_id"] is not None and action["key"] is None
-
-
-def was_claimed(action: Mapping[str, Any]) -> bool:
-    """Whether the action was ever claimed: its first claim planned the next occurrence, and
-    it is no longer subject to misfire (a retry, a run given back or taken back)."""
-    return action["claimed_at"] is not None
-
-
-async def advance_chain(
-    conn: AsyncConnection,
-    finished: Sequence[Mapping[str, Any]],
-    now: datetime,
-    horizon_years: int,
-    *,
-    after: Mapping[int, tuple[datetime, bool]] | None = None,
-) -> list[dict[str, Any]]:
-    """Insert the next occurrence of each finished chained action's rule (unless it changed),
-    and a skipped trace (reason dst_gap) of each wall time a DST gap removes in between.
-
-    The next occurrence is computed from the action's scheduled time, not from now, unless
-    `after` gives another starting instant (and whether it is inclusive) for that action id.
-    Gap traces always start at the scheduled time. Only an action read before its first claim
-    plans: a retry, or an action given back or returned to pending, planned its next occurrence
-    when it was first claimed. Returns the next occurrences only.
-    """
-    finished = [a for a in finished if is_chain(a) and not was_claimed(a)]
-    live = await chain_rules(conn, finished)
-    rows, traces = [], []
-    for action in finished:
-        rule = live.get(action["rule_id"])
-        if rule is None:
-            continue
-        start, inclusive = (after or {}).get(action["id"], (action["scheduled_at"], False))
-        schedule = rule_schedule(rule, horizon_years)
-        found = next_occurrence(schedule, rule, start, inclusive=inclusive)
-        traces += gap_traces(schedule, rule, action["scheduled_at"], found, now)
-        if found is not None:
-            rows.append(occurrence_row(rule, found, now))
-    for batch in (traces, rows):  # one statement each: their columns differ
-        if batch:
-            await conn.execute(actions.insert(), batch)
-    return rows
+    return {r["id"]: rule_snapshot(r) for r in found if (r["id"], r["version"]) in wanted}

@@ -49,7 +49,7 @@ async def _completions(
         profile = await load_profile(conn, tenant_id)
     env = RunEnv(sandbox, db, clock, "test-node")
     return [
-        await execute(env, Claimed(row, won[row["id"]], now), profile, UnrecordedWrites())
+        await execute(env, Claimed(row, won[row.id], now), profile, UnrecordedWrites())
         for row in rows
     ]
 
