@@ -27,6 +27,8 @@ from engine.validation import check_fields, parse_rule_schedule, require_aware, 
 
 _FATE_OF_SKIP = {"paused": "paused", "quota": "quota"}
 STATS_RUNS = 200
+#: Most actions one timeline request reads (a longer range is refused, with a hint).
+MAX_TIMELINE_ACTIONS = 5000
 
 
 def _fate(action: RowMapping) -> str:
@@ -45,18 +47,24 @@ async def timeline(
         raise InvalidRule("end", "must be after start")
     async with deps.db.connect() as conn:
         rule = await load(conn, tenant_id, rule_id)
-        planned = await action_store.rule_actions_between(conn, rule_id, start, end)
-        ids = [a["id"] for a in planned]
-        runs = (
-            await run_store.list_runs(conn, tenant_id, action_ids=ids, limit=100_000) if ids else []
+        planned = await action_store.rule_actions_between(
+            conn, rule_id, start, end, MAX_TIMELINE_ACTIONS + 1
         )
+        if len(planned) > MAX_TIMELINE_ACTIONS:
+            raise InvalidRule(
+                "end",
+                f"the range holds more than {MAX_TIMELINE_ACTIONS} actions of this rule",
+                hint="ask for a shorter range",
+            )
+        ids = [a["id"] for a in planned]
+        run_ids = await run_store.run_ids_of(conn, tenant_id, ids) if ids else []
     try:
         expected = rule_schedule(rule_snapshot(rule), deps.config.horizon_years).between(start, end)
     except RangeTooLarge as exc:
         raise InvalidRule("end", str(exc), hint="ask for a shorter range") from exc
     runs_of: dict[int, list[int]] = defaultdict(list)
-    for run in runs:
-        runs_of[run["action_id"]].append(run["id"])
+    for action_id, run_id in run_ids:
+        runs_of[action_id].append(run_id)
     # A DST gap trace stands for a wall time of its own, even when another occurrence (the end
     # of the gap) shares its instant: it is an entry by itself, before that occurrence.
     traces = [a for a in planned if a["reason"] == SkipReason.DST_GAP]

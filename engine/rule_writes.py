@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics, tracing
 from engine.deps import Deps
+from engine.due import RuleSnapshot
 from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
 from engine.occurrences import (
     gap_traces,
@@ -26,12 +27,13 @@ from engine.occurrences import (
     planned,
     rule_schedule,
 )
-from engine.records import RuleSpec, SkipReason
+from engine.records import ActionStatus, RuleSpec, SkipReason
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store.snapshots import rule_snapshot
 from engine.validation import check_code, check_fields, check_quotas, parse_rule_schedule, spec_with
 from tenants.ids import new_id
+from tenants.quotas import TenantProfile
 
 _SPEC_NAMES = tuple(f.name for f in fields(RuleSpec))
 #: Times an unconditional change reads the rule again after losing to a concurrent change.
@@ -50,11 +52,16 @@ def spec_from_row(row: RowMapping) -> RuleSpec:
 
 
 async def validate(
-    deps: Deps, tenant_id: str, spec: RuleSpec, anchor: datetime, *, with_code: bool = True
+    deps: Deps,
+    tenant_id: str,
+    spec: RuleSpec,
+    anchor: datetime,
+    profile: TenantProfile,
+    *,
+    with_code: bool = True,
 ) -> dict[str, Any]:
-    """Check everything about `spec`; returns the rule values."""
+    """Check everything about `spec` against the tenant's `profile`; returns the rule values."""
     check_fields(spec)
-    profile = await deps.profile(tenant_id)
     check_quotas(spec, profile.quotas)
     schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
     values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
@@ -71,11 +78,12 @@ async def validate(
 
 async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
     now = deps.clock.now()
-    values = await validate(deps, tenant_id, spec, now)
     profile = await deps.profile(tenant_id)
+    values = await validate(deps, tenant_id, spec, now, profile)
     rule_id = new_id("r")
     values |= {"id": rule_id, "version": 1, "created_at": now, "updated_at": now}
     values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
+    values |= {"deleted_at": None}
     async with deps.write() as conn:
         if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
             raise QuotaExceeded(
@@ -85,7 +93,7 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
             )
         await rule_store.insert_rule(conn, values)
         if spec.enabled:
-            await _plan_next(conn, tenant_id, rule_id, deps, now)
+            await _plan_next(conn, rule_snapshot(values), deps, now)
     deps.wake(tenant_id)
     return rule_id
 
@@ -138,7 +146,8 @@ async def _write_change(
     tenant_id, rule_id = row["tenant_id"], row["id"]
     spec = spec_with(spec_from_row(row), changes)
     with_code = "code" in changes or "runtime" in changes
-    values = await validate(deps, tenant_id, spec, row["created_at"], with_code=with_code)
+    profile = await deps.profile(tenant_id)
+    values = await validate(deps, tenant_id, spec, row["created_at"], profile, with_code=with_code)
     now = deps.clock.now()
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
@@ -152,7 +161,7 @@ async def _write_change(
     async with deps.write() as conn:
         if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
             return False
-        status = "skipped" if reason is SkipReason.PAUSED else "cancelled"
+        status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
         finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
         metrics.count_skips(reason, finished)
         # Resuming traces the whole pause anew, so its gap traces go too.
@@ -161,7 +170,7 @@ async def _write_change(
         if is_resume:
             await _trace_pause(conn, row, deps, now)
         if spec.enabled:
-            await _plan_next(conn, tenant_id, rule_id, deps, now)
+            await _plan_next(conn, rule_snapshot(await load(conn, tenant_id, rule_id)), deps, now)
     return True
 
 
@@ -180,12 +189,9 @@ async def _trace_pause(
     await action_store.insert_planned(conn, traces, now)
 
 
-async def _plan_next(
-    conn: AsyncConnection, tenant_id: str, rule_id: str, deps: Deps, now: datetime
-) -> None:
+async def _plan_next(conn: AsyncConnection, rule: RuleSnapshot, deps: Deps, now: datetime) -> None:
     """Plan the rule's first occurrence after now, with a trace of each wall time a DST gap
     removes before it (later ones are written as its chain advances)."""
-    rule = rule_snapshot(await load(conn, tenant_id, rule_id))
     schedule = rule_schedule(rule, deps.config.horizon_years)
     found = next_occurrence(schedule, rule, now)
     plans = gap_traces(schedule, rule, now, found)

@@ -145,7 +145,8 @@ class EngineService:
         return await self.get_action(tenant_id, new_id)
 
     async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
-        await rule_writes.validate(self._deps, tenant_id, spec, self._deps.clock.now())
+        profile = await self._deps.profile(tenant_id)
+        await rule_writes.validate(self._deps, tenant_id, spec, self._deps.clock.now(), profile)
 
     # reads
 

@@ -147,8 +147,9 @@ async def rule_instants(
 
 
 async def rule_actions_between(
-    conn: AsyncConnection, rule_id: str, start: datetime, end: datetime
+    conn: AsyncConnection, rule_id: str, start: datetime, end: datetime, limit: int
 ) -> list[RowMapping]:
+    """The rule's actions scheduled in [start, end), the first `limit` in time order."""
     query = (
         select(actions)
         .where(
@@ -157,5 +158,6 @@ async def rule_actions_between(
             actions.c.scheduled_at < end,
         )
         .order_by(actions.c.scheduled_at, actions.c.id)
+        .limit(limit)
     )
     return list((await conn.execute(query)).mappings())

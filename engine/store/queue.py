@@ -52,7 +52,7 @@ def _upcoming(excluded: Sequence[str]) -> Any:
 
 
 #: The loop's reads without excluded rules (the common case), built once: building and keying
-#: this select costs ~0.35 ms, as much as running it on SQLite.
+#: this select costs as much as running it on SQLite (docs/performance.md).
 _DUE, _UPCOMING = _due(()), _upcoming(())
 
 
@@ -103,8 +103,8 @@ def _read_as(name: str, status: ActionStatus) -> ColumnElement[bool]:
     `status`, bound at execution by `_as_read(name, pairs)`. SQLite must look these rows up by
     primary key: the plain `id IN` is what allows it (for a row-value IN alone it scans), and
     the status is compared through `+status`, because with an index on status SQLite 3.40
-    prefers that index over the primary key and reads every pending action (a claim of 8
-    actions took 1.4-1.7 ms with 10 000 pending, 0.25 ms by primary key)."""
+    prefers that index over the primary key and reads every pending action (figures in
+    docs/performance.md)."""
     return (
         actions.c.id.in_(bindparam(f"{name}_ids", expanding=True))
         & tuple_(actions.c.id, actions.c.version).in_(bindparam(name, expanding=True))
@@ -118,8 +118,8 @@ def _as_read(name: str, pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
     return {name: listed, f"{name}_ids": [i for i, _ in listed]}
 
 
-#: Claim statements are built once: building and keying one costs ~0.25 ms, as much as running
-#: it on SQLite, and the loop claims at every due time.
+#: Claim statements are built once: building and keying one costs as much as running it on
+#: SQLite (docs/performance.md), and the loop claims at every due time.
 _CLAIM = (
     update(actions)
     .where(_read_as("c_read", ActionStatus.PENDING))

@@ -18,6 +18,19 @@ async def insert_runs(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) 
         await conn.execute(runs.insert(), [dict(r) for r in rows])
 
 
+async def run_ids_of(
+    conn: AsyncConnection, tenant_id: str, action_ids: Sequence[int]
+) -> list[tuple[int, int]]:
+    """(action id, run id) of every run of these actions, newest first: ids only, so that
+    however many attempts an action made, none of their output is loaded."""
+    query = (
+        select(runs.c.action_id, runs.c.id)
+        .where(runs.c.tenant_id == tenant_id, runs.c.action_id.in_(action_ids))
+        .order_by(runs.c.id.desc())
+    )
+    return [(row.action_id, row.id) for row in await conn.execute(query)]
+
+
 async def get_run(conn: AsyncConnection, tenant_id: str, run_id: int) -> RowMapping | None:
     query = select(runs).where(runs.c.tenant_id == tenant_id, runs.c.id == run_id)
     return (await conn.execute(query)).mappings().first()

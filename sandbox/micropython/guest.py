@@ -35,11 +35,12 @@ from sandbox.worker import Refused, Worker
 #: value fits), and scripts smaller still.
 HOST_RESULT_BYTES = 96 * 1024
 #: The room offered first: a larger answer is held back and the prelude fetches it with
-#: `__again`, offered exactly its size (96 KiB of room for every call cost ~0.1 ms per run).
+#: `__again`, offered exactly its size (offering the whole room to every call slowed every
+#: run: docs/performance.md).
 FIRST_ROOM_BYTES = 1024
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
-#: to load, while each new one costs ~7 000 fuel a run.
+#: to load, while each new one costs fuel on every run (docs/performance.md).
 _KV_OPS = {
     "get": "kv_get",
     "set": "kv_set",
