@@ -6,19 +6,30 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
-from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
 from engine.delivery import delivery_loop
+from engine.deps import Deps
 from engine.retention import retention_loop
 from engine.store import claims, nodes
 from engine.takeback import Loss, take_back
 
-if TYPE_CHECKING:
-    from engine.node import Node
-
 log = logging.getLogger("cadenza.engine")
+
+
+class Node(Protocol):
+    """What the duties need of the supervisor that runs them (`engine.node.Supervisor`)."""
+
+    deps: Deps
+    is_stopping: bool
+
+    def in_flight_ids(self) -> list[int]: ...
+    def wake(self, tenant_id: str) -> None: ...
+    async def rebalance(self, conn: AsyncConnection, now: datetime) -> None: ...
 
 
 def housekeeping_loops(node: Node) -> list[Coroutine[Any, Any, None]]:

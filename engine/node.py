@@ -26,13 +26,14 @@ from engine import identity, metrics
 from engine.backoff import Backoff
 from engine.completer import Completer
 from engine.deps import Deps
+from engine.housekeeping import housekeeping_loops, renewal_loop
 from engine.run_slots import RunSlots
 from engine.run_tasks import RunTasks
-from engine.runner import Claimed
+from engine.stopping import stop
 from engine.store import claims, nodes
 from engine.store.faults import is_unavailable
 from engine.takeback import Loss, take_back
-from engine.tenant_loop import tenant_loop
+from engine.tenant_loop import TenantLoop
 from engine.tenant_state import COMPETING_WINDOW_PER_SLOT, WINDOW_PER_SLOT, TenantState
 from tenants.errors import NotFound
 from tenants.quotas import load_profile
@@ -48,7 +49,11 @@ LEAD = timedelta(milliseconds=200)
 MAX_IDLE_STATES = 10_000
 
 
-class Node:
+class Supervisor:
+    """Owns this process's tenant loops and the services around them: the dispatcher that
+    starts a loop for each tenant with work due, lease renewal and housekeeping, the runs in
+    flight and their completer; it stops them all in order (`engine.stopping`)."""
+
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
         self.completer = Completer(deps, deps.config.completion_batch_size)
@@ -65,10 +70,8 @@ class Node:
         self._unwatch_sandbox: Callable[[], None] | None = None
 
     @classmethod
-    async def started(cls, deps: Deps) -> Node:
+    async def started(cls, deps: Deps) -> Supervisor:
         """Take this node's name, take back its previous incarnation's claims, start."""
-        from engine.housekeeping import housekeeping_loops, renewal_loop
-
         now = deps.clock.now()
         async with deps.write() as conn:
             name = await identity.claim_name(conn, deps.config.node_name, now, deps.config.lease_s)
@@ -93,17 +96,12 @@ class Node:
         """A tenant's rules or actions changed: look again now."""
         state = self._tenants.get(tenant_id)
         if state is not None:
-            state.changes += 1
-            if state.loop_task is not None:
-                state.is_changed = True
-                state.wake.set()
+            state.note_change()
         self._wake.set()
 
     async def stop(self, grace_s: float = 0.0) -> None:
         """Stop claiming, give back what has not started, let runs finish for up to
         `grace_s` (or until `hurry` is set), then leave (see `engine.stopping`)."""
-        from engine.stopping import stop
-
         await stop(self, grace_s)
         metrics.ACTIVE_TENANTS.set(0)
         if self._unwatch_sandbox is not None:
@@ -209,7 +207,7 @@ class Node:
 
     async def _run_tenant(self, state: TenantState) -> None:
         try:
-            await tenant_loop(self, state)
+            await TenantLoop(self.deps, state, self.runs.start).run()
         except Exception as exc:
             if not is_unavailable(exc):  # the dispatcher reports an unreachable database
                 log.exception(
@@ -240,9 +238,6 @@ class Node:
     def in_flight_ids(self) -> list[int]:
         """Actions this node claimed and has not recorded yet."""
         return list(self.runs.claimed)
-
-    def start_run(self, state: TenantState, claimed: Claimed) -> None:
-        self.runs.start(state, claimed)
 
 
 def _report_death(task: asyncio.Task[Any]) -> None:

@@ -127,8 +127,7 @@ class RunTasks:
         state.recording.add(action_id)
         if completion.kv is not None:
             state.unrecorded.add(action_id, completion.kv.writes)
-        if state.is_waiting_for_room and state.has_room_to_refill:
-            state.wake.set()
+        state.note_room()
 
     def _forget(self, state: TenantState, claimed: Claimed) -> None:
         action_id = claimed.action.id
@@ -142,9 +141,8 @@ class RunTasks:
         metrics.IN_FLIGHT.dec()
         if claimed.action.rule_id in state.deferred:
             state.deferred.discard(claimed.action.rule_id)
-            state.is_changed = True
-            state.wake.set()
-        elif state.is_waiting_for_room and state.has_room_to_refill:
-            state.wake.set()
+            state.mark_stale()
+        else:
+            state.note_room()
         if state.loop_task is None:
             self.settled(state)

@@ -17,7 +17,7 @@ from engine import action_writes, insights, reads, rule_writes, trial
 from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
-from engine.node import Node
+from engine.node import Supervisor
 from engine.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
 from engine.trial import TrialResult
 from sandbox import Sandbox
@@ -36,10 +36,10 @@ class EngineService:
         secrets: SecretBox | None = None,
     ) -> None:
         self._deps = Deps(db, sandbox, config, clock or SystemClock(), self._wake, secrets)
-        self._node: Node | None = None
+        self._node: Supervisor | None = None
 
     @property
-    def node(self) -> Node | None:
+    def node(self) -> Supervisor | None:
         """This process's running loops (None until `start`)."""
         return self._node
 
@@ -54,7 +54,7 @@ class EngineService:
 
     async def start(self) -> None:
         if self._node is None:
-            self._node = await Node.started(self._deps)
+            self._node = await Supervisor.started(self._deps)
 
     async def stop(self, grace_s: float = 0.0) -> None:
         """Stop this node's loops: give back what it claimed and has not started, let what

@@ -20,13 +20,28 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from engine.completer import Completer
+from engine.deps import Deps
+from engine.run_tasks import RunTasks
 from engine.store import claims, nodes
 from engine.takeback import Loss, take_back
 
-if TYPE_CHECKING:
-    from engine.node import Node
+
+class Node(Protocol):
+    """What a stop needs of the supervisor it stops (`engine.node.Supervisor`)."""
+
+    deps: Deps
+    is_stopping: bool
+    services: list[asyncio.Task[Any]]
+    keepers: list[asyncio.Task[Any]]
+    runs: RunTasks
+    completer: Completer
+    hurry: asyncio.Event
+
+    def loop_tasks(self) -> list[asyncio.Task[None]]: ...
+
 
 log = logging.getLogger("cadenza.engine")
 #: Longest wait for the last records to be written once the runs are done.

@@ -1,4 +1,5 @@
-"""A tenant's timer loop: runs while the tenant has due (or nearly due) work, then exits.
+"""`TenantLoop`, a tenant's timer loop: runs while the tenant has due (or nearly due) work,
+then exits (its supervisor starts it again when work comes due).
 
     read the tenant's due pending actions (priority first, up to a batch), else its next few
     none, or the next is further than the wake cap: exit (the dispatcher comes back for it)
@@ -9,11 +10,10 @@
 The loop wakes `CLAIM_AHEAD` before the first due time and claims what is due by then, and
 each claimed run waits for its own due time before it starts: the claim transaction (which
 may queue behind another for SQLite's one writer) is then out of the way at the due time
-instead of between it and the run. At 200 actions/s a claim waited for the write lock up to
-12-32 ms (p99; completions hold it too), so the window is wider than one transaction. A claim
-also takes what else comes due within `BATCH_AHEAD` (250 ms) after: under a steady load that
-is a claim transaction per few actions instead of one per action (at 200/s, three alternated
-pairs: engine CPU per action 3.3-3.9 -> 2.5-2.6 ms, lateness p99 4.8-31 -> 1.8-2.5 ms). An
+instead of between it and the run. Under a steady load a claim waits for the write lock
+(completions hold it too) longer than one transaction, so the window is wider than that. A
+claim also takes what else comes due within `BATCH_AHEAD` after: under a steady load that is a
+claim transaction per few actions instead of one per action (measured in docs/performance.md). An
 edit, pause, cancel or key update committed before the run starts still reaches the claimed
 action: it revokes the claim (`engine.store.actions.update_unstarted`), and the run either
 does not start (the change was made in this process) or commits none of its effects.
@@ -27,17 +27,15 @@ by other nodes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from engine import claiming
+from engine.deps import Deps
 from engine.due import DueAction
+from engine.runner import Claimed
 from engine.store import queue
 from engine.tenant_state import TenantState
-
-if TYPE_CHECKING:
-    from engine.node import Node
 
 #: Actions read ahead while waiting for the first of them.
 READ_AHEAD = 16
@@ -46,31 +44,6 @@ CLAIM_AHEAD = timedelta(milliseconds=25)
 #: When the loop claims, it also takes what else is due within this much more, so a steady
 #: stream costs a claim transaction per few actions rather than per action.
 BATCH_AHEAD = timedelta(milliseconds=250)
-
-
-async def _read(node: Node, state: TenantState, due_by: datetime, room: int) -> Sequence[DueAction]:
-    """The tenant's actions due by `due_by` (a batch, priority first), else its next few."""
-    async with node.deps.db.connect() as conn:
-        batch = node.deps.config.batch_size
-        rows = await queue.fetch_due(conn, state.tenant_id, due_by, batch, state.deferred)
-        if rows:
-            return rows
-        return await queue.fetch_upcoming(
-            conn, state.tenant_id, min(room, READ_AHEAD), state.deferred
-        )
-
-
-async def _overtaking(node: Node, state: TenantState, now: datetime) -> list[DueAction]:
-    """With the claim window full: the due actions of a higher priority than any claimed run
-    still waiting to start, up to the overtaking room, so that a higher-priority action never
-    waits for a window of lower-priority ones claimed ahead of it."""
-    floor = state.lowest_waiting_priority()
-    room = state.overtaking_room
-    if floor is None or room == 0:
-        return []
-    async with node.deps.db.connect() as conn:
-        rows = await queue.fetch_due(conn, state.tenant_id, now + CLAIM_AHEAD, room, state.deferred)
-    return [r for r in rows if r.priority > floor]
 
 
 def claimable(
@@ -97,51 +70,113 @@ def claimable(
     return due[:room]
 
 
-async def tenant_loop(node: Node, state: TenantState) -> None:
-    """Drain the tenant's due work; return when nothing is due within the wake cap."""
-    deps = node.deps
-    cap = timedelta(seconds=deps.config.wake_cap_s)
-    rows: Sequence[DueAction] = ()
-    read_at = deps.clock.now()
-    while True:
-        changed = state.is_changed
-        if changed:
-            state.is_changed, rows = False, ()
-        room = min(deps.config.batch_size, state.claim_room)
-        now = deps.clock.now()
-        due = claimable(rows, state, now, room)
-        if not due and room == 0:
-            state.wake.clear()
-            due = await _overtaking(node, state, now) if changed else []
+class TenantLoop:
+    """One tenant's loop: sleep until the first action is due (or a change wakes it), claim
+    what is due, start the runs. Runs end and are recorded elsewhere (`engine.run_tasks`);
+    they free room in the tenant's claim window, which wakes the loop if it waits for room."""
+
+    def __init__(
+        self, deps: Deps, state: TenantState, start_run: Callable[[TenantState, Claimed], None]
+    ) -> None:
+        self.deps = deps
+        self.state = state
+        self._start_run = start_run
+        self._cap = timedelta(seconds=deps.config.wake_cap_s)
+        #: Read ahead, not claimed yet; re-read after a change.
+        self._rows: Sequence[DueAction] = ()
+        self._read_at = deps.clock.now()
+        #: The wake cap passed while waiting for room: other nodes may have changed the queue.
+        self._is_reread_due = False
+
+    async def run(self) -> None:
+        """Drain the tenant's due work; return when nothing is due within the wake cap."""
+        while True:
+            changed = self.state.take_change() or self._take_reread()
+            if changed:
+                self._rows = ()
+            room = min(self.deps.config.batch_size, self.state.claim_room)
+            now = self.deps.clock.now()
+            due = claimable(self._rows, self.state, now, room)
+            if not due and room == 0:
+                self.state.clear_wake()
+                due = await self._overtaking(now) if changed else []
+                if not due:
+                    await self._wait_for_room()
+                    continue
+            elif not due:
+                due = await self._read_if_needed(now, room)
             if not due:
-                state.is_waiting_for_room = True
-                await deps.clock.sleep_until(None, state.wake, cap.total_seconds())
-                state.is_waiting_for_room = False
-                if deps.clock.now() - read_at > cap:  # other nodes may have changed the queue
-                    state.is_changed, read_at = True, deps.clock.now()
+                if not await self._sleep_until_first(now):
+                    return
                 continue
-        elif not due:
-            state.wake.clear()
-            if not rows:
-                state.forget_finished_deferrals()
-                rows, read_at = await _read(node, state, now + CLAIM_AHEAD + BATCH_AHEAD, room), now
-                due = claimable(rows, state, now, room)
-        if not due:
-            first = min((r.due_at for r in rows), default=None)
-            if not state.deferred and (first is None or first - now > cap):
-                return
-            wake_at = None if first is None else first - CLAIM_AHEAD
-            await deps.clock.sleep_until(wake_at, state.wake, cap.total_seconds())
-            if state.wake.is_set() or wake_at is None or deps.clock.now() < wake_at:
-                rows = ()  # a change, or the cap (another node may have added work): re-read
-            continue
+            await self._claim(due, now)
+
+    def _take_reread(self) -> bool:
+        reread, self._is_reread_due = self._is_reread_due, False
+        return reread
+
+    async def _wait_for_room(self) -> None:
+        await self.state.wait_for_room(self.deps.clock, self._cap.total_seconds())
+        if self.deps.clock.now() - self._read_at > self._cap:
+            self._is_reread_due, self._read_at = True, self.deps.clock.now()
+
+    async def _read_if_needed(self, now: datetime, room: int) -> list[DueAction]:
+        """Nothing read ahead is due: read again if nothing is read ahead at all."""
+        self.state.clear_wake()
+        if self._rows:
+            return []
+        self.state.forget_finished_deferrals()
+        self._rows, self._read_at = await self._read(now + CLAIM_AHEAD + BATCH_AHEAD, room), now
+        return claimable(self._rows, self.state, now, room)
+
+    async def _sleep_until_first(self, now: datetime) -> bool:
+        """Sleep until the first action read ahead is nearly due; False when there is none
+        within the wake cap (the loop ends)."""
+        first = min((r.due_at for r in self._rows), default=None)
+        if not self.state.deferred and (first is None or first - now > self._cap):
+            return False
+        wake_at = None if first is None else first - CLAIM_AHEAD
+        await self.state.sleep(self.deps.clock, wake_at, self._cap.total_seconds())
+        if self.state.is_woken or wake_at is None or self.deps.clock.now() < wake_at:
+            self._rows = ()  # a change, or the cap (another node may have added work): re-read
+        return True
+
+    async def _claim(self, due: Sequence[DueAction], now: datetime) -> None:
+        """Decide, claim and plan in one transaction, then start the runs claimed."""
         taken = {r.id for r in due}
-        rows = [r for r in rows if r.id not in taken]
-        decided = claiming.decide_all(due, state, now, deps.config)
-        async with deps.write() as conn:
-            step = await claiming.apply(conn, decided, state, now, deps.config)
+        self._rows = [r for r in self._rows if r.id not in taken]
+        config, state = self.deps.config, self.state
+        decided = claiming.decide_all(due, state, now, config)
+        async with self.deps.write() as conn:
+            step = await claiming.apply(conn, decided, state, now, config)
         state.deferred |= step.deferred
         if step.planned or step.deferred:
-            rows = ()  # new occurrences may come before what was read ahead
+            self._rows = ()  # new occurrences may come before what was read ahead
         for claimed in step.claimed:
-            node.start_run(state, claimed)
+            self._start_run(state, claimed)
+
+    async def _read(self, due_by: datetime, room: int) -> Sequence[DueAction]:
+        """The tenant's actions due by `due_by` (a batch, priority first), else its next few."""
+        state = self.state
+        async with self.deps.db.connect() as conn:
+            batch = self.deps.config.batch_size
+            rows = await queue.fetch_due(conn, state.tenant_id, due_by, batch, state.deferred)
+            if rows:
+                return rows
+            return await queue.fetch_upcoming(
+                conn, state.tenant_id, min(room, READ_AHEAD), state.deferred
+            )
+
+    async def _overtaking(self, now: datetime) -> list[DueAction]:
+        """With the claim window full: the due actions of a higher priority than any claimed
+        run still waiting to start, up to the overtaking room, so that a higher-priority action
+        never waits for a window of lower-priority ones claimed ahead of it."""
+        state = self.state
+        floor = state.lowest_waiting_priority()
+        room = state.overtaking_room
+        if floor is None or room == 0:
+            return []
+        async with self.deps.db.connect() as conn:
+            due_by = now + CLAIM_AHEAD
+            rows = await queue.fetch_due(conn, state.tenant_id, due_by, room, state.deferred)
+        return [r for r in rows if r.priority > floor]

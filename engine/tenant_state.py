@@ -7,6 +7,7 @@ import asyncio
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
+from engine.clock import Clock
 from engine.runner import Claimed
 from engine.unrecorded import UnrecordedWrites
 from tenants.quotas import TenantProfile
@@ -38,24 +39,67 @@ class TenantState:
     usage: Usage
     #: When the profile (quotas) was read; re-read after PROFILE_TTL.
     loaded_at: datetime
-    wake: asyncio.Event = field(default_factory=asyncio.Event)
     in_flight: dict[int, Claimed] = field(default_factory=dict)
     #: Of `in_flight`, the runs that ended and wait only to be recorded.
     recording: set[int] = field(default_factory=set)
     #: Rules with an action waiting for the rule's previous run to end (overlap queue_one).
     deferred: set[str] = field(default_factory=set)
+    #: The tenant's loop, while it runs (set and cleared by the supervisor that owns it).
     loop_task: asyncio.Task[None] | None = None
-    #: The loop waits for runs to end before it may claim more.
-    is_waiting_for_room: bool = False
-    #: Something changed (rules, actions, a deferred rule's run ended): what was read ahead is
-    #: stale and must be read again.
-    is_changed: bool = False
     #: Changes to the tenant's rules or actions committed in this process so far: a run
     #: claimed ahead checks its claim before it starts if one came after the claim.
     changes: int = 0
     window_per_slot: int = WINDOW_PER_SLOT
     #: kv writes of the tenant's runs that ended here and are not recorded yet.
     unrecorded: UnrecordedWrites = field(default_factory=UnrecordedWrites)
+    #: Set to wake the loop from its sleep (a change, or room in the claim window).
+    _wake: asyncio.Event = field(default_factory=asyncio.Event)
+    #: Something changed (rules, actions, a deferred rule's run ended): what the loop read
+    #: ahead is stale and must be read again.
+    _is_changed: bool = False
+    #: The loop waits for runs to end before it may claim more.
+    _is_waiting_for_room: bool = False
+
+    def note_change(self) -> None:
+        """The tenant's rules or actions changed in this process: a claim taken ahead checks
+        itself before it runs, and a running loop reads again."""
+        self.changes += 1
+        if self.loop_task is not None:
+            self.mark_stale()
+
+    def mark_stale(self) -> None:
+        """What the loop read ahead is stale (a deferred rule's run ended): read it again."""
+        self._is_changed = True
+        self._wake.set()
+
+    def note_room(self) -> None:
+        """A run ended: wake a loop waiting for room once half its window is free."""
+        if self._is_waiting_for_room and self.has_room_to_refill:
+            self._wake.set()
+
+    def take_change(self) -> bool:
+        """For the loop: whether something changed since it last asked (and forget it)."""
+        changed, self._is_changed = self._is_changed, False
+        return changed
+
+    @property
+    def is_woken(self) -> bool:
+        return self._wake.is_set()
+
+    def clear_wake(self) -> None:
+        self._wake.clear()
+
+    async def sleep(self, clock: Clock, until: datetime | None, cap_s: float) -> None:
+        """For the loop: sleep until `until` (None: until woken), a wake-up, or the cap."""
+        await clock.sleep_until(until, self._wake, cap_s)
+
+    async def wait_for_room(self, clock: Clock, cap_s: float) -> None:
+        """For the loop: sleep until runs ending free half the window (or the cap)."""
+        self._is_waiting_for_room = True
+        try:
+            await clock.sleep_until(None, self._wake, cap_s)
+        finally:
+            self._is_waiting_for_room = False
 
     @property
     def tenant_id(self) -> str:
