@@ -3,8 +3,8 @@ was being written, or within `LINGER_S` of the first run waiting, goes into one 
 
 Lingering trades a few milliseconds before a run is recorded (nothing waits on that: the next
 occurrence was planned when the action was claimed) for fewer transactions under a steady
-load, where runs finish one by one: at 200 actions/s a transaction per run was the engine's
-largest cost.
+load, where runs finish one by one: there a transaction per run was the engine's largest
+cost (docs/performance.md).
 
 A batch mixes tenants, so it must never fail for one record: when the database refuses a
 batch, the completer splits it in halves and commits each (in order, so that each tenant's kv

@@ -19,11 +19,10 @@ PROFILE_TTL = timedelta(seconds=60)
 #: A tenant's claim window, per slot of its concurrency: actions claimed and not yet ended.
 #: Claims refill half a window at a time, so a backlog costs a claim transaction per
 #: `WINDOW_PER_SLOT / 2` runs of each slot. On SQLite every claim holds the one write lock
-#: for ~4-7 ms in a burst (mostly waiting for the busy event loop between its statements),
-#: and that lock was busy ~90% of a burst's drain: the number of claims bounded throughput.
-#: 10 tenants, 10 000 actions, in-process, alternated: 8 per slot 955 and 1 189 actions/s,
-#: 16 per slot 1 479 and 1 438, 32 per slot 1 753 and 1 530 (0.13 -> 0.04 claims per action).
-#: The tenant's slots and the node's still bound what runs: the window only queues.
+#: in a burst (mostly waiting for the busy event loop between its statements), and that lock
+#: was busy most of a burst's drain: the number of claims bounded throughput (measured window
+#: sizes in docs/performance.md). The tenant's slots and the node's still bound what runs:
+#: the window only queues.
 WINDOW_PER_SLOT = 32
 #: The window of nodes that compete for every tenant's actions (no tenant leases): narrow, so
 #: that a backlog is shared between them rather than claimed whole by the first to look.
@@ -111,8 +110,9 @@ class TenantState:
 
         A run that ended frees its place at once, not when it is recorded: recording waits
         for a batch (`engine.completer`), and a window that counted those runs held one tenant
-        to a window per batch (a lone tenant's burst drained at 400-480 actions/s). Ended runs
-        waiting to be recorded are bounded too, so a slow database slows claiming down."""
+        to a window per batch (a lone tenant's burst drained slowly: docs/performance.md).
+        Ended runs waiting to be recorded are bounded too, so a slow database slows claiming
+        down."""
         unfinished = len(self.in_flight) - len(self.recording)
         claimed_cap = RECORDING_WINDOWS * self._window - len(self.in_flight)
         return max(0, min(self._window - unfinished, claimed_cap))
