@@ -7,6 +7,7 @@ place that knows it. Every new `actions` row of a planned occurrence is built by
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +23,10 @@ RULE_COLUMNS = (
 )  # fmt: skip
 
 
+#: The `actions` columns a due action holds as they are (its status becomes an enum).
+_ACTION_COLUMNS = tuple(f.name for f in fields(DueAction) if f.name not in ("status", "rule"))
+
+
 def rule_snapshot(row: Mapping[Any, Any], prefix: str = "") -> RuleSnapshot:
     """The snapshot of a `rules` row (its columns named `<prefix><column>`)."""
     values = {name: row[prefix + name] for name in RULE_COLUMNS}
@@ -32,28 +37,8 @@ def rule_snapshot(row: Mapping[Any, Any], prefix: str = "") -> RuleSnapshot:
 
 def due_action(row: Mapping[Any, Any], rule: RuleSnapshot | None = None) -> DueAction:
     """The record of an `actions` row, with its rule."""
-    return DueAction(
-        id=row["id"],
-        tenant_id=row["tenant_id"],
-        rule_id=row["rule_id"],
-        rule_version=row["rule_version"],
-        key=row["key"],
-        runtime=row["runtime"],
-        code=row["code"],
-        params=row["params"],
-        timeout_ms=row["timeout_ms"],
-        memory_mb=row["memory_mb"],
-        scheduled_at=row["scheduled_at"],
-        due_at=row["due_at"],
-        status=ActionStatus(row["status"]),
-        attempt=row["attempt"],
-        max_attempts=row["max_attempts"],
-        version=row["version"],
-        priority=row["priority"],
-        claimed_at=row["claimed_at"],
-        trace_parent=row["trace_parent"],
-        rule=rule,
-    )
+    values = {name: row[name] for name in _ACTION_COLUMNS}
+    return DueAction(**values, status=ActionStatus(row["status"]), rule=rule)
 
 
 def joined_due_action(row: Mapping[Any, Any]) -> DueAction:
