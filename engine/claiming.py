@@ -133,23 +133,16 @@ async def _finish(
 async def _expiry_events(
     conn: AsyncConnection, expired: Sequence[DueAction], now: datetime
 ) -> None:
-    await outbox.insert_events(
-        conn,
-        [
-            {
-                "tenant_id": a.tenant_id,
-                "type": "action.expired",
-                "payload": {
-                    "action_id": a.id,
-                    "rule_id": a.rule_id,
-                    "scheduled_at": a.scheduled_at.isoformat(),
-                    "due_at": a.due_at.isoformat(),
-                },
-                "source": "engine",
-                "rule_id": a.rule_id,
-                "action_id": a.id,
-                "created_at": now,
-            }
-            for a in expired
-        ],
+    await outbox.insert_events(conn, [_expired_event(a, now) for a in expired])
+
+
+def _expired_event(action: DueAction, now: datetime) -> outbox.NewEvent:
+    payload = {
+        "action_id": action.id,
+        "rule_id": action.rule_id,
+        "scheduled_at": action.scheduled_at.isoformat(),
+        "due_at": action.due_at.isoformat(),
+    }
+    return outbox.NewEvent(
+        action.tenant_id, "action.expired", payload, "engine", now, action.rule_id, action.id
     )

@@ -19,14 +19,13 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
 from engine.due import DueAction
 from engine.records import ActionStatus, SkipReason
 from engine.store import outbox, queue
-from engine.store.tables import runs
+from engine.store import runs as run_store
 from engine.tracing import RunTrace
 from tenants.kv_changes import KvChanges
 from tenants.kv_snapshot import commit_changes
@@ -117,11 +116,11 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     await queue.set_outcomes(conn, [_outcome(c) for c in batch if c.action_id in held])
     committed = {c.action_id for c in batch if c.action_id in held and not c.discards_effects}
     recorded_runs = [c.run | {"committed": c.action_id in committed} for c in batch]
-    await conn.execute(runs.insert(), recorded_runs)
+    await run_store.insert_runs(conn, recorded_runs)
     metrics.count_runs(recorded_runs)
     # Held runs whose effects are discarded keep only the engine's own events (run.failed).
     emitting = [c for c in batch if c.action_id in held and c.events]
-    run_ids = await _run_ids(conn, emitting)
+    run_ids = await run_store.ids_by_attempt(conn, {c.action_id for c in emitting})
     await outbox.insert_events(
         conn,
         [
@@ -172,31 +171,11 @@ async def _commit_kv(conn: AsyncConnection, batch: Sequence[Completion]) -> dict
     return rerun
 
 
-async def _run_ids(
-    conn: AsyncConnection, batch: Sequence[Completion]
-) -> dict[tuple[int, int], int]:
-    """{(action id, attempt): run id} of the runs just inserted for `batch`: the newest of
-    their attempt (a node that lost the claim may have recorded the same attempt before).
-    Read back only for runs that emitted events: an insert that returns ids makes SQLAlchemy
-    render a statement per batch, which cost more than the plain insert of the whole batch."""
-    if not batch:
-        return {}
-    query = (
-        select(runs.c.id, runs.c.action_id, runs.c.attempt)
-        .where(runs.c.action_id.in_({c.action_id for c in batch}))
-        .order_by(runs.c.id)
+def _event_row(
+    c: Completion, run_id: int, type_: str, payload: Any, source: str
+) -> outbox.NewEvent:
+    action = c.action
+    created_at = c.run["finished_at"]
+    return outbox.NewEvent(
+        action.tenant_id, type_, payload, source, created_at, action.rule_id, action.id, run_id
     )
-    return {(row.action_id, row.attempt): row.id for row in await conn.execute(query)}
-
-
-def _event_row(c: Completion, run_id: int, type_: str, payload: Any, source: str) -> dict[str, Any]:
-    return {
-        "tenant_id": c.action.tenant_id,
-        "type": type_,
-        "payload": payload,
-        "source": source,
-        "rule_id": c.action.rule_id,
-        "action_id": c.action_id,
-        "run_id": run_id,
-        "created_at": c.run["finished_at"],
-    }

@@ -107,19 +107,13 @@ def _lost_run(r: RowMapping, now: datetime, loss: Loss) -> dict[str, Any]:
     }
 
 
-def _failed_event(r: RowMapping, now: datetime) -> dict[str, Any]:
+def _failed_event(r: RowMapping, now: datetime) -> outbox.NewEvent:
     payload = {
         "action_id": r["id"],
         "rule_id": r["rule_id"],
         "attempts": r["attempt"],
         "outcome": "crashed",
     }
-    return {
-        "tenant_id": r["tenant_id"],
-        "type": "run.failed",
-        "source": "engine",
-        "payload": payload,
-        "rule_id": r["rule_id"],
-        "action_id": r["id"],
-        "created_at": now,
-    }
+    return outbox.NewEvent(
+        r["tenant_id"], "run.failed", payload, "engine", now, r["rule_id"], r["id"]
+    )
