@@ -18,7 +18,7 @@ from engine.chain import continue_chains
 from engine.deps import Deps
 from engine.errors import ActionNotFound, InvalidRule, InvalidState
 from engine.occurrences import rule_schedule
-from engine.records import RuleSpec, SkipReason
+from engine.records import ActionStatus, RuleSpec, SkipReason
 from engine.rule_writes import load
 from engine.store import actions as action_store
 from engine.store.snapshots import due_action, rule_snapshot
@@ -41,7 +41,7 @@ def _manual_row(
         "key": key,
         "scheduled_at": scheduled_at,
         "due_at": now,
-        "status": "pending",
+        "status": ActionStatus.PENDING,
         "max_attempts": rule["max_attempts"],
         "priority": rule["priority"],
         "created_at": now,
@@ -141,7 +141,7 @@ def _unclaimed(action: RowMapping) -> dict[str, Any]:
     with effect: see `engine.store.actions.update_unstarted`)."""
     if action["status"] != "running":
         return {}
-    return {"status": "pending", "attempt": action["attempt"] - 1}
+    return {"status": ActionStatus.PENDING, "attempt": action["attempt"] - 1}
 
 
 async def _insert_one_off(
@@ -152,7 +152,12 @@ async def _insert_one_off(
     values: dict[str, Any],
     now: datetime,
 ) -> int:
-    row = values | {"tenant_id": tenant_id, "key": key, "status": "pending", "created_at": now}
+    row = values | {
+        "tenant_id": tenant_id,
+        "key": key,
+        "status": ActionStatus.PENDING,
+        "created_at": now,
+    }
     if rule is not None:
         row |= {
             "rule_id": rule["id"],
@@ -175,7 +180,11 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await load_action(conn, tenant_id, action_id)
-        cancelled = {"status": "cancelled", "reason": SkipReason.USER, "finished_at": now}
+        cancelled = {
+            "status": ActionStatus.CANCELLED,
+            "reason": SkipReason.USER,
+            "finished_at": now,
+        }
         if not await action_store.update_unstarted(conn, row, cancelled, now):
             raise InvalidState(
                 f"action {action_id} is {row['status']}, only an action that has not started "
@@ -191,7 +200,12 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await load_action(conn, tenant_id, action_id)
-        if row["status"] not in {"failed", "expired", "skipped", "cancelled"}:
+        if row["status"] not in {
+            ActionStatus.FAILED,
+            ActionStatus.EXPIRED,
+            ActionStatus.SKIPPED,
+            ActionStatus.CANCELLED,
+        }:
             raise InvalidState(
                 f"action {action_id} is {row['status']}: only a failed, expired, skipped "
                 "or cancelled action can be retried"
@@ -214,7 +228,7 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
         copy |= {
             "key": f"retry:{action_id}:{secrets.token_hex(4)}",
             "due_at": now,
-            "status": "pending",
+            "status": ActionStatus.PENDING,
             "max_attempts": 1,
             "created_at": now,
         }

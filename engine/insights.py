@@ -115,7 +115,10 @@ async def rule_stats(deps: Deps, tenant_id: str, rule_id: str) -> dict[str, Any]
         runs = await run_store.list_runs(conn, tenant_id, rule_id=rule_id, limit=STATS_RUNS)
         query = (
             select(actions.c.reason, func.count())
-            .where(actions.c.rule_id == rule_id, actions.c.status.in_(("skipped", "expired")))
+            .where(
+                actions.c.rule_id == rule_id,
+                actions.c.status.in_((ActionStatus.SKIPPED, ActionStatus.EXPIRED)),
+            )
             .group_by(actions.c.reason)
         )
         skips = {reason or "none": int(n) for reason, n in await conn.execute(query)}
@@ -156,7 +159,12 @@ async def preview_change(
     async with deps.db.connect() as conn:
         row = await load(conn, tenant_id, rule_id)
         pending = await action_store.list_actions(
-            conn, tenant_id, status="pending", rule_id=rule_id, before_id=None, limit=1000
+            conn,
+            tenant_id,
+            status=ActionStatus.PENDING,
+            rule_id=rule_id,
+            before_id=None,
+            limit=1000,
         )
     spec = spec_with(spec_from_row(row), dict(changes))
     check_fields(spec)

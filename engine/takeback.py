@@ -19,7 +19,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics
-from engine.records import SkipReason
+from engine.records import ActionStatus, SkipReason
 from engine.store import claims, outbox, runs
 from engine.store.tables import actions
 
@@ -69,9 +69,11 @@ async def take_back(
     retry = [r for r in started if free or r["attempt"] < r["max_attempts"]]
     fail = [r for r in started if r not in retry]
     extra = {"max_attempts": actions.c.max_attempts + 1} if free else {}
-    returned = await claims.finish_lost(conn, retry, status="pending", due_at=now, **extra)
+    returned = await claims.finish_lost(
+        conn, retry, status=ActionStatus.PENDING, due_at=now, **extra
+    )
     ended = await claims.finish_lost(
-        conn, fail, status="failed", reason=SkipReason.LEASE_LOST, finished_at=now
+        conn, fail, status=ActionStatus.FAILED, reason=SkipReason.LEASE_LOST, finished_at=now
     )
     retried = [r for r in retry if r["id"] in returned]
     failed = [r for r in fail if r["id"] in ended]

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from engine.due import Planned
+from engine.records import ActionStatus
 from engine.store.snapshots import planned_row
 from engine.store.tables import actions
 
@@ -71,8 +72,8 @@ def _not_started(now: datetime) -> ColumnElement[bool]:
     (`engine.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
     version moves on): the node holding it either sees the change and does not start the run,
     or runs it and its completion no longer holds, so none of its effects are committed."""
-    claimed_ahead = (actions.c.status == "running") & (actions.c.due_at > now)
-    return (actions.c.status == "pending") | claimed_ahead
+    claimed_ahead = (actions.c.status == ActionStatus.RUNNING) & (actions.c.due_at > now)
+    return (actions.c.status == ActionStatus.PENDING) | claimed_ahead
 
 
 #: What revoking a claim clears.
@@ -127,7 +128,7 @@ async def delete_gap_traces_after(conn: AsyncConnection, rule_id: str, after: da
     await conn.execute(
         delete(actions).where(
             actions.c.rule_id == rule_id,
-            actions.c.status == "skipped",
+            actions.c.status == ActionStatus.SKIPPED,
             actions.c.reason == "dst_gap",
             actions.c.scheduled_at > after,
         )
