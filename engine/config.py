@@ -10,7 +10,7 @@ class EngineConfig:
     """How one engine node behaves. The engine never reads the environment itself."""
 
     #: This node's name, written into claimed actions, runs and tenant leases; empty: a name
-    #: of this machine that survives restarts is chosen at start (`engine.identity`).
+    #: of this machine that survives restarts is chosen at start (`engine.loop.identity`).
     node_name: str = ""
     #: Sandbox runs in flight at once on this node, over every tenant.
     max_concurrency: int = 4

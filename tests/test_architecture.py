@@ -32,6 +32,6 @@ def _cycles(package: str) -> list[tuple[str, ...]]:
 
 def test_engine_modules_import_no_cycle() -> None:
     """A module never imports, even for type checking only, one that imports it back: the
-    loop's owner passes what its parts need to them (`engine.tenant_loop`, `housekeeping`,
+    loop's owner passes what its parts need to them (`engine.loop.tenant_loop`, `housekeeping`,
     `stopping` take what they use), and a part reads a record, not its caller's class."""
     assert _cycles("engine") == []

@@ -19,9 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api import tracing
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
-from engine import metrics
 from engine.errors import NodeNameInUse
-from engine.logs import JsonFormatter, TextFormatter
+from engine.ops import metrics
+from engine.ops.logs import JsonFormatter, TextFormatter
 from engine.store import schema
 from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path

@@ -13,7 +13,7 @@ from pydantic import Field, StrictBool, create_model
 
 from api.schemas.common import Input, Instant, TimeZone
 from api.schemas.preview import Schedule
-from engine.records import MisfirePolicy, OverlapPolicy
+from engine.domain.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import DstGap, DstRepeat
 from sandbox import RuntimeName
 

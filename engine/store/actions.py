@@ -14,8 +14,8 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
-from engine.due import Planned
-from engine.records import ActionStatus
+from engine.domain.due import Planned
+from engine.domain.records import ActionStatus
 from engine.store.snapshots import planned_row
 from engine.store.tables import actions
 
@@ -69,7 +69,7 @@ async def list_actions(
 
 def _not_started(now: datetime) -> ColumnElement[bool]:
     """Actions a change may still reach: pending, or claimed ahead of a due time still to come
-    (`engine.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
+    (`engine.loop.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
     version moves on): the node holding it either sees the change and does not start the run,
     or runs it and its completion no longer holds, so none of its effects are committed."""
     claimed_ahead = (actions.c.status == ActionStatus.RUNNING) & (actions.c.due_at > now)

@@ -3,7 +3,7 @@ claim given back before its run started, or taken back from a node that will nev
 
 A claim whose run has not started (`started_at` NULL) goes back to pending as if it had never
 been claimed: its attempt is not counted and nothing is recorded. A claim whose run started is
-a lost attempt: it is counted, recorded (by `engine.takeback`) and retried, or failed when no
+a lost attempt: it is counted, recorded (by `engine.loop.takeback`) and retried, or failed when no
 attempt is left.
 """
 
@@ -17,7 +17,7 @@ from sqlalchemy import ColumnElement, bindparam, select, tuple_, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.records import ActionStatus
+from engine.domain.records import ActionStatus
 from engine.store.tables import actions
 
 

@@ -10,7 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.records import ActionStatus
+from engine.domain.records import ActionStatus
 from engine.store.tables import actions, engine_nodes
 from tenants.tables import tenant_leases, tenants
 
@@ -85,7 +85,7 @@ async def renew_leases(
 
 async def release(conn: AsyncConnection, node: str) -> None:
     """On a clean stop: give back this node's tenant leases at once (its claims were given
-    back or taken back before: `engine.stopping`)."""
+    back or taken back before: `engine.loop.stopping`)."""
     await conn.execute(delete(tenant_leases).where(tenant_leases.c.node == node))
 
 

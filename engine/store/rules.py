@@ -10,7 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.records import ActionStatus
+from engine.domain.records import ActionStatus
 from engine.store.tables import actions, rules, runs
 
 

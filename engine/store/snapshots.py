@@ -11,8 +11,8 @@ from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-from engine.due import DueAction, Planned, RuleSnapshot
-from engine.records import ActionStatus, MisfirePolicy, OverlapPolicy
+from engine.domain.due import DueAction, Planned, RuleSnapshot
+from engine.domain.records import ActionStatus, MisfirePolicy, OverlapPolicy
 
 #: Rule columns a snapshot holds besides id and tenant_id.
 RULE_COLUMNS = (

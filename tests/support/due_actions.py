@@ -7,8 +7,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.due import DueAction, RuleSnapshot
-from engine.records import ActionStatus, MisfirePolicy, OverlapPolicy
+from engine.domain.due import DueAction, RuleSnapshot
+from engine.domain.records import ActionStatus, MisfirePolicy, OverlapPolicy
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
 

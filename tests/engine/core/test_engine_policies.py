@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from support.due_actions import due_action
 
-from engine.due import DueAction
-from engine.occurrences import due_at
-from engine.policies import Circumstances, Verdict, decide, retry_delay
-from engine.records import MisfirePolicy, OverlapPolicy
+from engine.domain.due import DueAction
+from engine.domain.occurrences import due_at
+from engine.domain.policies import Circumstances, Verdict, decide, retry_delay
+from engine.domain.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import parse_schedule
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)

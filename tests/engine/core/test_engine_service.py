@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from engine.domain.records import ActionStatus, RuleSpec
 from engine.errors import (
     ActionNotFound,
     InvalidRule,
@@ -14,7 +15,6 @@ from engine.errors import (
     RuleNotFound,
     StaleVersion,
 )
-from engine.records import ActionStatus, RuleSpec
 from engine.service import EngineService
 
 CODE = "def main(ctx):\n    return 1\n"
@@ -189,7 +189,7 @@ async def test_naive_instants_are_invalid_not_errors(
 async def test_a_timeline_of_more_actions_than_its_bound_is_refused(
     service: EngineService, tenant_id: str, db, clock
 ) -> None:  # type: ignore[no-untyped-def]
-    from engine.insights import MAX_TIMELINE_ACTIONS
+    from engine.service.insights import MAX_TIMELINE_ACTIONS
     from engine.store.actions import insert_actions
 
     rule = await service.create_rule(tenant_id, spec(schedule="* * * * *"))

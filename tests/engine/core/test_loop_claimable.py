@@ -9,10 +9,10 @@ from datetime import UTC, datetime, timedelta
 from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
-from engine.due import DueAction
-from engine.runner import Claimed
-from engine.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD, claimable
-from engine.tenant_state import TenantState
+from engine.domain.due import DueAction
+from engine.loop.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD, claimable
+from engine.loop.tenant_state import TenantState
+from engine.runs.runner import Claimed
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 SOON = NOW + CLAIM_AHEAD / 2

@@ -19,10 +19,10 @@ from support.moments import START
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
-from engine.records import ActionStatus
+from engine.domain.records import ActionStatus
 from engine.service import EngineService
 from engine.store import actions as action_store
-from engine.store import queue
+from engine.store import loop_statements as queue
 from sandbox import Sandbox
 from tenants.db import create_engine
 from tenants.registry import create_tenant

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
-from engine.runner import Claimed
-from engine.tenant_state import RECORDING_WINDOWS, WINDOW_PER_SLOT, TenantState
+from engine.loop.tenant_state import RECORDING_WINDOWS, WINDOW_PER_SLOT, TenantState
+from engine.runs.runner import Claimed
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
