@@ -1,7 +1,7 @@
 """The loop's currency: a rule as the loop saw it, and a due action carrying that rule.
 
-The store builds these from its rows (`engine.store.loop_statements`); above it nothing reads a column
-by name. A one-off action has no rule; an action of a deleted rule still carries the rule's
+The store builds these from its rows (`engine.store.snapshots`); above it nothing reads a
+column by name. A one-off action has no rule; an action of a deleted rule still carries the rule's
 snapshot (with `deleted_at` set), so the policies can cancel it.
 """
 

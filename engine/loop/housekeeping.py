@@ -22,7 +22,7 @@ log = logging.getLogger("cadenza.engine")
 
 
 class Node(Protocol):
-    """What the duties need of the supervisor that runs them (`engine.loop.supervisor.Supervisor`)."""
+    """What the duties need of the supervisor that runs them (`engine.loop.supervisor`)."""
 
     deps: Deps
     is_stopping: bool

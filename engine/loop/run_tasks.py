@@ -104,7 +104,7 @@ class RunTasks:
         return await execute(self.env, claimed, state.profile, state.unrecorded)
 
     async def _until_due(self, claimed: Claimed) -> None:
-        """A run claimed ahead (see `engine.loop.tenant_loop.CLAIM_AHEAD`) starts at its due time."""
+        """A run claimed ahead (`engine.loop.tenant_loop.CLAIM_AHEAD`) starts at its due time."""
         clock, cap_s = self.deps.clock, self.deps.config.wake_cap_s
         never = asyncio.Event()
         while clock.now() < claimed.action.due_at:

@@ -38,9 +38,9 @@ def _event_row(event: NewEvent) -> dict[str, Any]:
 
 async def insert_events(conn: AsyncConnection, new: Sequence[NewEvent]) -> None:
     """Store events, each due for delivery at once. Whether it goes anywhere is decided when
-    it is delivered, from the tenant's webhook as it is then (`engine.webhooks.delivery`): a decision
-    taken here, from a tenant profile cached by the loop, lost the events recorded in the
-    minute after a tenant set its webhook."""
+    it is delivered, from the tenant's webhook as it is then (`engine.webhooks.delivery`): a
+    decision taken here, from a tenant profile cached by the loop, lost the events recorded in
+    the minute after a tenant set its webhook."""
     if new:
         await conn.execute(events.insert(), [_event_row(e) for e in new])
 

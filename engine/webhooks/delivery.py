@@ -6,8 +6,9 @@ tenant's webhook as it is then: every event is stored due for delivery (`store.o
 one whose tenant has no webhook at that moment is settled as `none`. A webhook set one second
 before an event is recorded therefore receives it, on every node.
 
-Each delivery is signed with every live signing secret of the tenant (`engine.webhooks.signing`), and
-sent through `engine.webhooks.webhook_http` (the host resolved once, private addresses refused).
+Each delivery is signed with every live signing secret of the tenant
+(`engine.webhooks.signing`), and sent through `engine.webhooks.webhook_http` (the host
+resolved once, private addresses refused).
 """
 
 from __future__ import annotations
