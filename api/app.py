@@ -76,7 +76,7 @@ def create_app(
     routers = (operations, *tenant_scoped, webhooks, tenant, keys, admin)
     # FastAPI keeps included routers nested; a flat list names routes in 405s and metrics.
     app.state.route_shapes = [
-        RouteShape(route.path, route.path_regex, frozenset(route.methods))
+        RouteShape(route.path, route.path_regex, frozenset(route.methods or ()))
         for module in routers
         for route in module.router.routes
         if isinstance(route, APIRoute)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from engine.records import RuleSpec
+from engine.domain.records import RuleSpec
 from engine.service import EngineService
 from tenants.keys import IssuedKey
 from tenants.registry import create_tenant, list_tenants

@@ -4,7 +4,7 @@ Off unless `CADENZA_TRACING` says where traces go: `otlp` (the OTLP/HTTP exporte
 by the standard `OTEL_EXPORTER_OTLP_*` variables) or `console`; both need the `otel` extra
 (`pip install 'cadenza[otel]'`). A request's span continues the caller's trace when the
 request carries a `traceparent` header, and is named by the route template, never the raw
-path. The engine's spans (`engine.tracing`) join the same trace through the action's row.
+path. The engine's spans (`engine.ops.tracing`) join the same trace through the action's row.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ class EngineConfig:
     """How one engine node behaves. The engine never reads the environment itself."""
 
     #: This node's name, written into claimed actions, runs and tenant leases; empty: a name
-    #: of this machine that survives restarts is chosen at start (`engine.identity`).
+    #: of this machine that survives restarts is chosen at start (`engine.loop.identity`).
     node_name: str = ""
     #: Sandbox runs in flight at once on this node, over every tenant.
     max_concurrency: int = 4
@@ -29,8 +29,7 @@ class EngineConfig:
     #: Most finished runs recorded in one transaction. A backlog of ended runs is recorded a
     #: few hundred at a time: each transaction pays a fixed toll (SQLite's one write lock,
     #: several statements each waiting for the busy event loop), and at 100 the recording
-    #: fell behind in a burst (10 tenants, 10 000 actions, in-process, alternated: 1 558-1 564
-    #: actions/s at 100, 1 709-1 942 at 400). A steady load records far fewer at a time.
+    #: fell behind in a burst (docs/performance.md). A steady load records far fewer at a time.
     completion_batch_size: int = 400
     #: UNTIL cap of open-ended schedules.
     horizon_years: int = 10

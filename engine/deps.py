@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from engine import metrics
 from engine.clock import Clock
 from engine.config import EngineConfig
 from engine.errors import TenantNotFound
+from engine.ops import metrics
 from engine.recurrence import ScheduleLimits
 from sandbox import Sandbox
 from tenants.errors import NotFound
@@ -41,7 +41,7 @@ class Deps:
         """A write transaction. On SQLite, one at a time in this process: SQLite has a single
         writer, and a connection waiting for it backs off in sleeps of up to 100 ms, which
         would make runs late. PostgreSQL writers run concurrently. What is counted inside
-        (`engine.metrics.count_skips`, `count_runs`) is applied once it has committed."""
+        (`engine.ops.metrics.count_skips`, `count_runs`) is applied once it has committed."""
         async with self._one_writer():
             with metrics.counting() as apply_counts:
                 async with self.db.begin() as conn:

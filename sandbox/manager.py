@@ -32,7 +32,7 @@ class SandboxConfig:
     #: When a worker warm for one tenant is recycled.
     warm: WarmPolicy = field(default_factory=WarmPolicy)
     #: Where the compiled MicroPython interpreter is kept between processes (None: compiled
-    #: at every start, ~2 s).
+    #: at every start, which takes seconds).
     cache_dir: Path | None = None
     #: Limits for checking a script when the save gives none (a save's own time limit, when
     #: given, is used if lower).
@@ -48,7 +48,9 @@ class SandboxConfig:
 class Runtime(Protocol):
     """One way of running scripts; every runtime keeps this exact contract."""
 
-    name: RuntimeName
+    @property
+    def name(self) -> RuntimeName:
+        """Which runtime this is (a class constant of each implementation)."""
 
     async def validate(self, script: str | bytes, limits: Limits | None = None) -> None:
         """Raise ScriptRejected (line + reason) unless the script compiles and may run.

@@ -155,7 +155,9 @@ class KvChanges:
     @property
     def keys(self) -> set[str]:
         """Every key the changes read or write (listings aside)."""
-        return set(self.writes) | {c.key for c in self.checks if not isinstance(c, Listed)}
+        return set(self.writes) | {
+            c.key for c in self.checks if isinstance(c, Saw | Matched | WasNumber)
+        }
 
     @property
     def listings(self) -> list[Listed]:

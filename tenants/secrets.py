@@ -9,13 +9,14 @@ re-seals every row in place (`reseal_batch`), whatever its purpose.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import Select, delete, func, or_, select, update
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tenants.secret_box import FORMAT, SecretBox
@@ -150,7 +151,7 @@ async def seal_legacy(conn: AsyncConnection, box: SecretBox) -> int:
     return len(rows)
 
 
-async def _reseal_row(conn: AsyncConnection, box: SecretBox, row: Mapping[str, Any]) -> None:
+async def _reseal_row(conn: AsyncConnection, box: SecretBox, row: RowMapping) -> None:
     context = _context(row["tenant_id"], SecretPurpose(row["purpose"]))
     sealed = row["sealed"]
     if sealed.startswith(LEGACY):

@@ -3,17 +3,19 @@
 aiosqlite runs each connection on its own thread. SQLAlchemy's adapter crosses from the event
 loop to that thread and back four times per statement (make a cursor, execute, fetch, close)
 and once more for every commit and rollback, even when no transaction is open (each pooled
-connection is rolled back when it is returned). A crossing costs ~30-50 µs of CPU (a futex
-wake one way, a self-pipe write and an epoll wake-up the other); the engine's hot path made
-~74 of them per action, most of its CPU per action at low load.
+connection is rolled back when it is returned). A crossing costs CPU (a futex wake one way, a
+self-pipe write and an epoll wake-up the other), and the engine's hot path made dozens per
+action: most of its CPU per action at low load (figures in docs/performance.md).
 
 Here a statement is one crossing: the connection's thread makes a cursor, executes, fetches
 every row and closes it; the event loop then serves description, rowcount and rows from
 memory. A commit or rollback with no transaction open is no crossing at all.
 
 This leans on two private parts of aiosqlite (`Connection._execute`, which queues a function
-for the connection's thread, and `Connection._conn`, the sqlite3 connection); the lower bound
-in pyproject.toml pins a version that has both, and every database test runs through here.
+for the connection's thread, and `Connection._conn`, the sqlite3 connection) and on SQLAlchemy's
+aiosqlite adapter classes; pyproject.toml bounds both libraries to the range tested (the upper
+bounds move only after every database test, which all run through here, passed on the new
+release).
 """
 
 from __future__ import annotations
@@ -108,7 +110,7 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
     __slots__ = ()
 
-    _cursor_cls = _OneCrossingCursor
+    _cursor_cls: type[AsyncAdapt_aiosqlite_cursor] = _OneCrossingCursor
 
     def _in_transaction(self) -> bool:
         """Read on the loop's thread while the connection's thread is idle (statements of one
@@ -133,6 +135,7 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
         super().__init__(aiosqlite, sqlite3)
 
     def connect(self, *arg: Any, **kw: Any) -> _OneCrossingConnection:
-        connection = aiosqlite.connect(*arg, **kw)
+        # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps.
+        connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
         return _OneCrossingConnection(self, await_(connection))

@@ -19,9 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api import tracing
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
-from engine import metrics
 from engine.errors import NodeNameInUse
-from engine.logs import JsonFormatter, TextFormatter
+from engine.ops import metrics
+from engine.ops.logs import JsonFormatter, TextFormatter
 from engine.store import schema
 from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path
@@ -68,9 +68,9 @@ def freeze_startup_heap() -> None:
     """Take what start-up built (modules, SQLAlchemy's tables and cached statements, the
     sandbox) out of the garbage collector's reach, for a long-running process.
 
-    A full collection walks every tracked object: ~140 000 after start-up, ~80-150 ms during
-    which the event loop stands still and runs start late. Frozen, they are never walked again
-    (measured: lateness p99 at 200 actions/s on SQLite fell from ~95 ms to ~42 ms)."""
+    A full collection walks every tracked object, and after start-up there are enough of them
+    that the event loop stands still long enough for runs to start late. Frozen, they are never
+    walked again (the effect on lateness is in docs/performance.md)."""
     gc.collect()
     gc.freeze()
 

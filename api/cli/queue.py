@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 from datetime import datetime
-from typing import Any
+from typing import IO, Any
 
 import click
 from cadenza_client import ActionStatus, Client, Outcome, Runtime
@@ -55,7 +55,7 @@ def actions() -> None:
 def submit_action(
     client: Client,
     run_at: datetime,
-    code_file: click.utils.LazyFile | None,
+    code_file: IO[str] | None,
     rule_id: str | None,
     idempotency_key: str | None,
     runtime: str | None,

@@ -8,6 +8,7 @@ one bad rule changes nothing and names the rule and field to fix.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import IO
 
 import click
 from cadenza_client import Client, InvalidInput, NewRule
@@ -22,7 +23,7 @@ from api.cli.remote import explain, fail, remote
     "--output", "-o", type=click.File("w"), default="-", help="File to write [default: stdout]."
 )
 @remote
-def export_rules(client: Client, output: click.utils.LazyFile) -> None:
+def export_rules(client: Client, output: IO[str]) -> None:
     """Write every rule of the tenant as JSON (definitions only: no ids, versions or runs)."""
     exported = RulesExport(
         exported_at=datetime.now(UTC),
@@ -37,7 +38,7 @@ def export_rules(client: Client, output: click.utils.LazyFile) -> None:
 @click.argument("source", type=click.File("r"))
 @click.option("--dry-run", is_flag=True, help="Check every rule, create none.")
 @remote
-def import_rules(client: Client, source: click.utils.LazyFile, dry_run: bool) -> None:
+def import_rules(client: Client, source: IO[str], dry_run: bool) -> None:
     """Create the rules of SOURCE (a file of `cadenza rules export`, or - for stdin)."""
     exported = _read(source)
     _check(client, exported.rules)
@@ -54,7 +55,7 @@ def import_rules(client: Client, source: click.utils.LazyFile, dry_run: bool) ->
         click.echo(f"created {created.id}\t{created.name}")
 
 
-def _read(source: click.utils.LazyFile) -> RulesExport:
+def _read(source: IO[str]) -> RulesExport:
     try:
         return RulesExport.model_validate_json(source.read())
     except ValidationError as error:

@@ -32,6 +32,12 @@ _MAX_FILE_BYTES = 16 * 1024 * 1024
 _SUFFIX_RUNTIMES = {".wasm": RuntimeName.WASM, ".wat": RuntimeName.WASM}
 
 
+class _SandboxUnavailable(click.ClickException):
+    """The sandbox itself could not run the script: an environment problem, not an outcome."""
+
+    exit_code = 2
+
+
 @click.command("run-script")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option(
@@ -71,9 +77,7 @@ def run_script(
     try:
         outcome = uvloop.run(_run(name, script, params_value, limits, host))
     except SandboxError as exc:
-        failure = click.ClickException(f"the sandbox could not run: {exc}")
-        failure.exit_code = 2  # an environment problem, not an outcome
-        raise failure from None
+        raise _SandboxUnavailable(f"the sandbox could not run: {exc}") from None
     _print(outcome, host, as_json)
     raise SystemExit(0 if outcome.status == "ok" else 1)
 

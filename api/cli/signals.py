@@ -1,5 +1,5 @@
 """SIGTERM and SIGINT for the long-running commands: the first asks for a clean stop (the
-engine drains: `engine.stopping`), a second one cuts the drain's grace period short.
+engine drains: `engine.loop.stopping`), a second one cuts the drain's grace period short.
 
 The handlers are plain `signal.signal` handlers, installed before uvicorn starts: uvicorn
 captures the signals while it serves and, once it has shut down, restores these handlers and

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from api.deps import EditorDep, EngineDep, ViewerDep
 from api.pagination import Page, PageDep
 from api.schemas.actions import ActionCreate, ActionPublic
-from engine.records import ActionStatus
+from engine.domain.records import ActionStatus
 
 router = APIRouter(prefix="/v1/actions", tags=["actions"])
 

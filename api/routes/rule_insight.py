@@ -59,7 +59,7 @@ async def rule_stats(rule_id: RuleId, caller: ViewerDep, engine: EngineDep) -> d
 @router.post("/preview", response_model=ChangePreview)
 async def preview_change(
     rule_id: RuleId,
-    body: RuleUpdate,  # type: ignore[valid-type]
+    body: RuleUpdate,
     caller: ViewerDep,
     engine: EngineDep,
     count: Annotated[int, Query(ge=1, le=100)] = 10,

@@ -16,8 +16,8 @@ from fastapi import APIRouter, Header, Path, Query, Response
 from api.deps import EditorDep, EngineDep, ViewerDep
 from api.pagination import Page, PageDep
 from api.schemas.rules import RuleCreate, RulePublic, RuleUpdate
+from engine.domain.records import Rule, RuleSpec
 from engine.errors import StaleVersion
-from engine.records import Rule, RuleSpec
 
 router = APIRouter(prefix="/v1/rules", tags=["rules"])
 
@@ -90,7 +90,7 @@ async def get_rule(
 @router.patch("/{rule_id}", response_model=RulePublic)
 async def update_rule(
     rule_id: RuleId,
-    body: RuleUpdate,  # type: ignore[valid-type]
+    body: RuleUpdate,
     caller: EditorDep,
     engine: EngineDep,
     response: Response,

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from api.schemas.common import Input, Instant, Public
 from api.schemas.rules import Code
-from engine.records import ActionStatus
+from engine.domain.records import ActionStatus
 from sandbox import RuntimeName
 
 

@@ -7,13 +7,13 @@ rest (schedule grammar, the script, quotas) and answers with the field and posit
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, StrictBool, create_model
 
 from api.schemas.common import Input, Instant, TimeZone
 from api.schemas.preview import Schedule
-from engine.records import MisfirePolicy, OverlapPolicy
+from engine.domain.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import DstGap, DstRepeat
 from sandbox import RuntimeName
 
@@ -82,7 +82,13 @@ def _optional_copy() -> dict[str, Any]:
     return out
 
 
-RuleUpdate = create_model("RuleUpdate", __base__=Input, **_optional_copy())
+if TYPE_CHECKING:
+
+    class RuleUpdate(Input):
+        """RuleCreate's fields, every one optional (built at run time by `_optional_copy`)."""
+
+else:
+    RuleUpdate = create_model("RuleUpdate", __base__=Input, **_optional_copy())
 
 
 class RulePublic(RuleCreate):

@@ -45,8 +45,8 @@ _ALIASES = {
 }
 _FIELD = re.compile(r"[0-9*/,?\-]+")
 _HINT = "write five fields: minute hour day-of-month month day-of-week, e.g. '30 9 * * MON-FRI'"
-#: Runs sampled for gaps across days (croniter takes ~0.1-1 ms a run; within a day the gap is
-#: exact, from the times).
+#: Runs sampled for gaps across days (croniter is slow per run, see docs/performance.md;
+#: within a day the gap is exact, from the times).
 _SAMPLE = 50
 _NAMES = ("minute", "hour", "day-of-month", "month", "day-of-week")
 

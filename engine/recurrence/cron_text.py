@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 from datetime import datetime, timedelta, tzinfo
 from itertools import pairwise
+from typing import Any
 
 from engine.recurrence import wording as w
 from engine.recurrence.cron_days import expand
@@ -83,7 +84,7 @@ def _time(minutes: list[object], hours: list[object]) -> str:
     return lead + _hours(hours)
 
 
-def _hours(hours: list[object]) -> str:
+def _hours(hours: list[Any]) -> str:
     if hours == ["*"]:
         return ""
     values = sorted(hours)  # type: ignore[type-var]
@@ -92,7 +93,7 @@ def _hours(hours: list[object]) -> str:
     return ", during the hours " + w.join(w.ranged(values, str))
 
 
-def _step(minutes: list[object]) -> int | None:
+def _step(minutes: list[Any]) -> int | None:
     """The step of minutes 0, n, 2n ... when n divides the hour (then it is 'every n minutes')."""
     if minutes == ["*"] or len(minutes) < 2 or minutes[0] != 0:
         return None
@@ -101,7 +102,7 @@ def _step(minutes: list[object]) -> int | None:
     return step if step is not None and 60 % step == 0 and len(minutes) == 60 // step else None
 
 
-def _month_days(days: list[object], field: str, left_out: list[str]) -> str:
+def _month_days(days: list[Any], field: str, left_out: list[str]) -> str:
     if days == ["*"]:
         return ""
     numbers = sorted(d for d in days if d != "l")  # type: ignore[type-var]
@@ -134,5 +135,5 @@ def _with_on(texts: list[str]) -> list[str]:
     return [text if text.startswith("on ") else f"on {text}" for text in texts]
 
 
-def _all(values: list[object], size: int) -> list[int]:
+def _all(values: list[Any], size: int) -> list[int]:
     return list(range(size)) if values == ["*"] else sorted(values)  # type: ignore[type-var]

@@ -10,7 +10,6 @@ the property tests read every complete text back.
 from __future__ import annotations
 
 from datetime import datetime, time
-from typing import TYPE_CHECKING
 
 from dateutil import rrule as du
 
@@ -22,19 +21,17 @@ from engine.recurrence.describe_days import (
     is_nth_weekday,
     months_words,
 )
+from engine.recurrence.parts import RecurrenceParts
 from engine.recurrence.phrase import Phrase, Sentence, phrase_of
 from engine.recurrence.schedule import Description
 from engine.recurrence.wall_rule import EndsBy, WallRule
 from engine.recurrence.words import Words, bounded
 
-if TYPE_CHECKING:
-    from engine.recurrence.recurrence import Recurrence
-
 _UNIT_S = {du.HOURLY: 3600, du.MINUTELY: 60, du.SECONDLY: 1}
 _MAX_TIMES = 12
 
 
-def describe_recurrence(recurrence: Recurrence) -> Description:
+def describe_recurrence(recurrence: RecurrenceParts) -> Description:
     """All rules joined by '; and', the dates added or removed, the start, and the zone."""
     sentence = sentence_of(recurrence)
     words = Words()
@@ -55,7 +52,7 @@ def describe_recurrence(recurrence: Recurrence) -> Description:
     return Description(words.text(), not words.left_out)
 
 
-def sentence_of(recurrence: Recurrence) -> Sentence:
+def sentence_of(recurrence: RecurrenceParts) -> Sentence:
     """The recurrence's parts as English names them (EXDATE/RDATE that change something)."""
     phrases = tuple(_phrase(rule) for rule in recurrence.rules)
     starts = {rule.dtstart for rule in recurrence.rules}
@@ -168,7 +165,7 @@ def _dates(words: Words, lead: str, walls: tuple[datetime, ...], part: str) -> N
     words.add(f"{lead} {w.join(named)}")
 
 
-def _occurs(recurrence: Recurrence, wall: datetime) -> bool:
+def _occurs(recurrence: RecurrenceParts, wall: datetime) -> bool:
     return wall in recurrence.rdates or any(_walls_at(rule, wall) for rule in recurrence.rules)
 
 

@@ -33,7 +33,7 @@ class Days:
 def read_on(text: str) -> tuple[list[Days], int] | None:
     """The days of an 'on ...' phrase at the start of `text` (its alternatives joined by
     ' or on '), and how many characters it used; None when `text` is no such phrase."""
-    alternatives = []
+    alternatives: list[Days] = []
     position = 0
     while True:
         head = re.match(r"on\s+", text[position:])

@@ -76,8 +76,8 @@ def nth(word: str) -> int:
     word = word.strip()
     negative = word.endswith("last") and word != "last"
     head = re.sub(r"\s+(?:to\s+)?last$", "", word)
-    number = _WORDS.get(head) if head in _WORDS else int(re.sub(r"\D", "", head))
-    return -number if negative else number  # type: ignore[operator]
+    number = _WORDS[head] if head in _WORDS else int(re.sub(r"\D", "", head))
+    return -number if negative else number
 
 
 def clock(text: str) -> time:

@@ -8,25 +8,22 @@ a real 03:10), so the few wall times inside a gap near the end are looked at too
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
 
+from engine.recurrence.parts import RecurrenceParts
 from engine.recurrence.transitions import transitions
 from engine.recurrence.wall_rule import WallRule
-
-if TYPE_CHECKING:
-    from engine.recurrence.recurrence import Recurrence
 
 _NEAR = timedelta(days=2)
 
 
-def last_instant(recurrence: Recurrence) -> datetime | None:
+def last_instant(recurrence: RecurrenceParts) -> datetime | None:
     """The latest instant any rule or RDATE of `recurrence` runs at, or None."""
     found = [_last_of(recurrence, rule) for rule in recurrence.rules] + [_last_rdate(recurrence)]
     instants = [at for at in found if at is not None]
     return max(instants, key=lambda at: at.astimezone(UTC)) if instants else None
 
 
-def _last_of(recurrence: Recurrence, rule: WallRule) -> datetime | None:
+def _last_of(recurrence: RecurrenceParts, rule: WallRule) -> datetime | None:
     for wall in rule.walls_back(rule.last):
         instants = _instants(recurrence, rule, wall)
         if instants:
@@ -34,7 +31,7 @@ def _last_of(recurrence: Recurrence, rule: WallRule) -> datetime | None:
     return None
 
 
-def _shifted_before(recurrence: Recurrence, rule: WallRule, wall: datetime) -> list[datetime]:
+def _shifted_before(recurrence: RecurrenceParts, rule: WallRule, wall: datetime) -> list[datetime]:
     """Instants of the rule's wall times inside a gap shortly before `wall` (they may run
     after it)."""
     zone = recurrence.mapping.zone
@@ -50,7 +47,7 @@ def _shifted_before(recurrence: Recurrence, rule: WallRule, wall: datetime) -> l
     return found
 
 
-def _instants(recurrence: Recurrence, rule: WallRule, wall: datetime) -> list[datetime]:
+def _instants(recurrence: RecurrenceParts, rule: WallRule, wall: datetime) -> list[datetime]:
     if wall in recurrence.exdates:
         return []
     instants = list(recurrence.mapping.instants(wall))
@@ -59,7 +56,7 @@ def _instants(recurrence: Recurrence, rule: WallRule, wall: datetime) -> list[da
     return instants
 
 
-def _last_rdate(recurrence: Recurrence) -> datetime | None:
+def _last_rdate(recurrence: RecurrenceParts) -> datetime | None:
     for wall in reversed(recurrence.rdates):
         if wall not in recurrence.exdates and (found := recurrence.mapping.instants(wall)):
             return found[-1]

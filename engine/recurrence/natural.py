@@ -12,7 +12,9 @@ calendar rule on the wall clock.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from engine.recurrence import english_terms as t
 from engine.recurrence.draft import Draft
@@ -170,9 +172,9 @@ def _minute_second(item: str) -> tuple[int, int]:
     return int(minute), int(second or 0)
 
 
-def _value(text: str, item: str, read: object, *args: object) -> object:
+def _value(text: str, item: str, read: Callable[..., Any], *args: object) -> Any:
     try:
-        return read(item, *args)  # type: ignore[operator]
+        return read(item, *args)
     except (ValueError, KeyError) as exc:
         raise InvalidSchedule(text, f"{quote(item)}: not a valid time or date", hint=_HINT) from exc
 

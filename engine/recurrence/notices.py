@@ -9,21 +9,18 @@ from __future__ import annotations
 import calendar
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING
 
 from engine.recurrence import wording as w
+from engine.recurrence.parts import RecurrenceParts
 from engine.recurrence.transitions import transitions
 from engine.recurrence.wall_rule import EndsBy, WallRule
 from engine.recurrence.zones import GapMode
-
-if TYPE_CHECKING:
-    from engine.recurrence.recurrence import Recurrence
 
 #: Values named in one warning; more are counted.
 _NAMED = 3
 
 
-def recurrence_warnings(recurrence: Recurrence) -> list[str]:
+def recurrence_warnings(recurrence: RecurrenceParts) -> list[str]:
     warnings = [text for rule in recurrence.rules if (text := missing_day(rule))]
     warnings += [text for rule in recurrence.rules if (text := until_cuts_last_day(rule))]
     warnings += [w.WARN_RULE_DEAD.format(rule=rule) for rule in recurrence.dead]
@@ -61,12 +58,12 @@ def until_cuts_last_day(rule: WallRule) -> str | None:
     )
 
 
-def _unused_exdates(recurrence: Recurrence) -> list[str]:
+def _unused_exdates(recurrence: RecurrenceParts) -> list[str]:
     unused = [day for day in sorted(recurrence.exdates) if not _is_occurrence(recurrence, day)]
     return [w.WARN_EXDATE_UNUSED.format(dates=_named(unused))] if unused else []
 
 
-def _redundant_rdates(recurrence: Recurrence) -> list[str]:
+def _redundant_rdates(recurrence: RecurrenceParts) -> list[str]:
     warnings = []
     doubled = [day for day in recurrence.rdates if any(_is_wall(r, day) for r in recurrence.rules)]
     if doubled:
@@ -77,7 +74,7 @@ def _redundant_rdates(recurrence: Recurrence) -> list[str]:
     return warnings
 
 
-def _is_occurrence(recurrence: Recurrence, wall: datetime) -> bool:
+def _is_occurrence(recurrence: RecurrenceParts, wall: datetime) -> bool:
     return wall in recurrence.rdates or any(_is_wall(rule, wall) for rule in recurrence.rules)
 
 
@@ -85,7 +82,7 @@ def _is_wall(rule: WallRule, wall: datetime) -> bool:
     return next(rule.walls_from(wall), None) == wall
 
 
-def _has_gaps(recurrence: Recurrence) -> bool:
+def _has_gaps(recurrence: RecurrenceParts) -> bool:
     first = min(rule.first for rule in recurrence.rules) if recurrence.rules else None
     ends = recurrence.ends
     if first is None or ends is None:

@@ -101,7 +101,7 @@ def _phase_free(
     phases = reading_phases(block, horizon.anchor)
     if not phases:
         return None
-    outcomes = []
+    outcomes: list[Schedule | InvalidSchedule] = []
     for anchor in [horizon.anchor, *phases]:
         try:
             outcomes.append(

@@ -126,7 +126,8 @@ def _date_value(text: str, item: str, zone: str | None, position: int, what: str
         numbers = [int(part or 0) for part in (year, month, day, hour, minute, second)]
         if numbers[0] < 2:
             raise ValueError("before year 2")
-        wall = datetime(*numbers)  # type: ignore[misc]
+        year_n, month_n, day_n, hour_n, minute_n, second_n = numbers
+        wall = datetime(year_n, month_n, day_n, hour_n, minute_n, second_n)
     except ValueError as exc:
         reason = f"{what} {quote(item)}: expected YYYYMMDD or YYYYMMDDTHHMMSS[Z], years 2..9999"
         raise InvalidSchedule(text, reason, position=position, hint=_HINT) from exc

@@ -88,8 +88,9 @@ class Walker:
         high = high.replace(microsecond=0)
         if high < b.dtstart:
             return
-        block: int | None = b.block_at(high)
-        end = b.count_before(block, high) + int(self._is_wall(block, high))
+        first = b.block_at(high)
+        end = b.count_before(first, high) + int(self._is_wall(first, high))
+        block: int | None = first
         while block is not None:
             for i in range(end - 1, -1, -1):
                 yield b.wall_at(block, i)

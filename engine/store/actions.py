@@ -14,6 +14,9 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
+from engine.domain.due import Planned
+from engine.domain.records import ActionStatus
+from engine.store.snapshots import planned_row
 from engine.store.tables import actions
 
 
@@ -23,8 +26,15 @@ async def insert_action(conn: AsyncConnection, values: Mapping[str, Any]) -> int
 
 
 async def insert_actions(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Bulk insert of ready-made rows (seeding a benchmark or a test's backlog)."""
     if rows:
         await conn.execute(actions.insert(), [dict(r) for r in rows])
+
+
+async def insert_planned(conn: AsyncConnection, plans: Sequence[Planned], now: datetime) -> None:
+    """Write the occurrences the domain planned (next ones and traces) in one statement."""
+    if plans:
+        await conn.execute(actions.insert(), [planned_row(p, now) for p in plans])
 
 
 async def get_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping | None:
@@ -59,11 +69,11 @@ async def list_actions(
 
 def _not_started(now: datetime) -> ColumnElement[bool]:
     """Actions a change may still reach: pending, or claimed ahead of a due time still to come
-    (`engine.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
+    (`engine.loop.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
     version moves on): the node holding it either sees the change and does not start the run,
     or runs it and its completion no longer holds, so none of its effects are committed."""
-    claimed_ahead = (actions.c.status == "running") & (actions.c.due_at > now)
-    return (actions.c.status == "pending") | claimed_ahead
+    claimed_ahead = (actions.c.status == ActionStatus.RUNNING) & (actions.c.due_at > now)
+    return (actions.c.status == ActionStatus.PENDING) | claimed_ahead
 
 
 #: What revoking a claim clears.
@@ -72,7 +82,7 @@ _UNCLAIMED = {"claimed_by": None, "lease_until": None}
 
 async def update_unstarted(
     conn: AsyncConnection,
-    action: Mapping[str, Any],
+    action: RowMapping,
     values: Mapping[str, Any],
     now: datetime,
 ) -> bool:
@@ -118,7 +128,7 @@ async def delete_gap_traces_after(conn: AsyncConnection, rule_id: str, after: da
     await conn.execute(
         delete(actions).where(
             actions.c.rule_id == rule_id,
-            actions.c.status == "skipped",
+            actions.c.status == ActionStatus.SKIPPED,
             actions.c.reason == "dst_gap",
             actions.c.scheduled_at > after,
         )
@@ -138,8 +148,9 @@ async def rule_instants(
 
 
 async def rule_actions_between(
-    conn: AsyncConnection, rule_id: str, start: datetime, end: datetime
+    conn: AsyncConnection, rule_id: str, start: datetime, end: datetime, limit: int
 ) -> list[RowMapping]:
+    """The rule's actions scheduled in [start, end), the first `limit` in time order."""
     query = (
         select(actions)
         .where(
@@ -148,5 +159,6 @@ async def rule_actions_between(
             actions.c.scheduled_at < end,
         )
         .order_by(actions.c.scheduled_at, actions.c.id)
+        .limit(limit)
     )
     return list((await conn.execute(query)).mappings())

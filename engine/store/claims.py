@@ -3,7 +3,7 @@ claim given back before its run started, or taken back from a node that will nev
 
 A claim whose run has not started (`started_at` NULL) goes back to pending as if it had never
 been claimed: its attempt is not counted and nothing is recorded. A claim whose run started is
-a lost attempt: it is counted, recorded (by `engine.takeback`) and retried, or failed when no
+a lost attempt: it is counted, recorded (by `engine.loop.takeback`) and retried, or failed when no
 attempt is left.
 """
 
@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, select, tuple_, update
+from sqlalchemy import ColumnElement, bindparam, select, tuple_, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine.domain.records import ActionStatus
 from engine.store.tables import actions
 
 
@@ -34,7 +35,7 @@ _MARK = (
     .where(
         actions.c.id == bindparam("m_id"),
         actions.c.version == bindparam("m_version"),
-        actions.c.status == "running",
+        actions.c.status == ActionStatus.RUNNING,
     )
     .values(started_at=bindparam("m_at", type_=actions.c.started_at.type))
 )
@@ -48,9 +49,9 @@ async def mark_started(conn: AsyncConnection, marks: Sequence[StartMark]) -> Non
         await conn.execute(_MARK, rows)
 
 
-def _held(claims: Mapping[int, int]) -> object:
+def _held(claims: Mapping[int, int]) -> ColumnElement[bool]:
     return tuple_(actions.c.id, actions.c.version).in_(list(claims.items())) & (
-        actions.c.status == "running"
+        actions.c.status == ActionStatus.RUNNING
     )
 
 
@@ -63,7 +64,7 @@ async def give_back(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int
         update(actions)
         .where(_held(claims), actions.c.started_at.is_(None))
         .values(
-            status="pending",
+            status=ActionStatus.PENDING,
             attempt=actions.c.attempt - 1,
             claimed_by=None,
             lease_until=None,
@@ -93,7 +94,7 @@ async def expired(conn: AsyncConnection, now: datetime, limit: int = 500) -> lis
     """Running actions whose lease expired: their node died (or lost the database)."""
     query = (
         select(actions)
-        .where(actions.c.status == "running", actions.c.lease_until < now)
+        .where(actions.c.status == ActionStatus.RUNNING, actions.c.lease_until < now)
         .order_by(actions.c.lease_until)
         .limit(limit)
     )
@@ -104,7 +105,9 @@ async def of_node(
     conn: AsyncConnection, node: str, ids: Sequence[int] | None = None
 ) -> list[RowMapping]:
     """Running actions claimed by `node` (only those of `ids`, when given)."""
-    query = select(actions).where(actions.c.status == "running", actions.c.claimed_by == node)
+    query = select(actions).where(
+        actions.c.status == ActionStatus.RUNNING, actions.c.claimed_by == node
+    )
     if ids is not None:
         query = query.where(actions.c.id.in_(ids))
     return list((await conn.execute(query)).mappings())

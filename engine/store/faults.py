@@ -1,7 +1,7 @@
 """Which database failures are passing: the database is unreachable, restarting, or locked by
 another writer past the busy timeout. The engine's loops wait and try again after these; any
 other failure is a fault of what was being written (a record the database refuses) and is
-handled where it happened (`engine.completer` isolates it)."""
+handled where it happened (`engine.runs.recorder` isolates it)."""
 
 from __future__ import annotations
 

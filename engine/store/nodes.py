@@ -10,6 +10,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine.domain.records import ActionStatus
 from engine.store.tables import actions, engine_nodes
 from tenants.tables import tenant_leases, tenants
 
@@ -27,7 +28,7 @@ async def upcoming(
     tenants it leases, or whose lease is free or expired (or any, without leases)."""
     source = actions.join(tenants, tenants.c.id == actions.c.tenant_id)
     query = select(actions.c.tenant_id, actions.c.due_at).where(
-        actions.c.status == "pending", tenants.c.status == "active"
+        actions.c.status == ActionStatus.PENDING, tenants.c.status == "active"
     )
     if use_leases:
         source = source.outerjoin(tenant_leases, tenant_leases.c.tenant_id == actions.c.tenant_id)
@@ -75,7 +76,7 @@ async def renew_leases(
             .where(
                 actions.c.id.in_(in_flight[start : start + 500]),
                 actions.c.claimed_by == node,
-                actions.c.status == "running",
+                actions.c.status == ActionStatus.RUNNING,
                 actions.c.lease_until < until,
             )
             .values(lease_until=until)
@@ -84,7 +85,7 @@ async def renew_leases(
 
 async def release(conn: AsyncConnection, node: str) -> None:
     """On a clean stop: give back this node's tenant leases at once (its claims were given
-    back or taken back before: `engine.stopping`)."""
+    back or taken back before: `engine.loop.stopping`)."""
     await conn.execute(delete(tenant_leases).where(tenant_leases.c.node == node))
 
 
@@ -92,7 +93,7 @@ async def due_count(conn: AsyncConnection, now: datetime) -> int:
     query = (
         select(func.count())
         .select_from(actions)
-        .where(actions.c.status == "pending", actions.c.due_at <= now)
+        .where(actions.c.status == ActionStatus.PENDING, actions.c.due_at <= now)
     )
     return int((await conn.execute(query)).scalar_one())
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -12,16 +14,35 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from engine.store.tables import events
 
 
-async def insert_events(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event to store: emitted by a run's script (`source` "script") or by the engine."""
+
+    tenant_id: str
+    type: str
+    payload: Any
+    source: str
+    created_at: datetime
+    rule_id: str | None = None
+    action_id: int | None = None
+    run_id: int | None = None
+
+
+_EVENT_FIELDS = tuple(f.name for f in fields(NewEvent))
+
+
+def _event_row(event: NewEvent) -> dict[str, Any]:
+    row = {name: getattr(event, name) for name in _EVENT_FIELDS}
+    return row | {"delivery_status": "pending", "next_attempt_at": event.created_at}
+
+
+async def insert_events(conn: AsyncConnection, new: Sequence[NewEvent]) -> None:
     """Store events, each due for delivery at once. Whether it goes anywhere is decided when
-    it is delivered, from the tenant's webhook as it is then (`engine.delivery`): a decision
-    taken here, from a tenant profile cached by the loop, lost the events recorded in the
-    minute after a tenant set its webhook."""
-    if rows:
-        due = [
-            {**r, "delivery_status": "pending", "next_attempt_at": r["created_at"]} for r in rows
-        ]
-        await conn.execute(events.insert(), due)
+    it is delivered, from the tenant's webhook as it is then (`engine.webhooks.delivery`): a
+    decision taken here, from a tenant profile cached by the loop, lost the events recorded in
+    the minute after a tenant set its webhook."""
+    if new:
+        await conn.execute(events.insert(), [_event_row(e) for e in new])
 
 
 async def list_events(

@@ -10,6 +10,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine.domain.records import ActionStatus
 from engine.store.tables import actions, rules, runs
 
 
@@ -77,7 +78,7 @@ async def next_run_at(conn: AsyncConnection, rule_ids: Sequence[str]) -> dict[st
         return {}
     query = (
         select(actions.c.rule_id, func.min(actions.c.due_at))
-        .where(actions.c.rule_id.in_(rule_ids), actions.c.status == "pending")
+        .where(actions.c.rule_id.in_(rule_ids), actions.c.status == ActionStatus.PENDING)
         .group_by(actions.c.rule_id)
     )
     return {rule_id: due_at for rule_id, due_at in await conn.execute(query)}

@@ -18,6 +18,34 @@ async def insert_runs(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) 
         await conn.execute(runs.insert(), [dict(r) for r in rows])
 
 
+async def ids_by_attempt(conn: AsyncConnection, action_ids: set[int]) -> dict[tuple[int, int], int]:
+    """{(action id, attempt): run id} of these actions' runs, the newest of each attempt (a node
+    that lost the claim may have recorded the same attempt before). Read back after a batch's
+    insert, only for runs that emitted events: an insert that returns ids makes SQLAlchemy
+    render a statement per batch, which cost more than the plain insert of the whole batch."""
+    if not action_ids:
+        return {}
+    query = (
+        select(runs.c.id, runs.c.action_id, runs.c.attempt)
+        .where(runs.c.action_id.in_(action_ids))
+        .order_by(runs.c.id)
+    )
+    return {(row.action_id, row.attempt): row.id for row in await conn.execute(query)}
+
+
+async def run_ids_of(
+    conn: AsyncConnection, tenant_id: str, action_ids: Sequence[int]
+) -> list[tuple[int, int]]:
+    """(action id, run id) of every run of these actions, newest first: ids only, so that
+    however many attempts an action made, none of their output is loaded."""
+    query = (
+        select(runs.c.action_id, runs.c.id)
+        .where(runs.c.tenant_id == tenant_id, runs.c.action_id.in_(action_ids))
+        .order_by(runs.c.id.desc())
+    )
+    return [(row.action_id, row.id) for row in await conn.execute(query)]
+
+
 async def get_run(conn: AsyncConnection, tenant_id: str, run_id: int) -> RowMapping | None:
     query = select(runs).where(runs.c.tenant_id == tenant_id, runs.c.id == run_id)
     return (await conn.execute(query)).mappings().first()

@@ -89,7 +89,7 @@ actions = Table(
     Column("claimed_at", UtcDateTime),
     # When the current attempt's run started; NULL while claimed and not started yet.
     Column("started_at", UtcDateTime),
-    # W3C traceparent of the traced API request that made it (`engine.tracing`), if any.
+    # W3C traceparent of the traced API request that made it (`engine.ops.tracing`), if any.
     Column("trace_parent", String(64)),
     UniqueConstraint("tenant_id", "key"),
 )
@@ -165,7 +165,7 @@ engine_nodes = Table(
     metadata,
     Column("name", String(100), primary_key=True),
     Column("heartbeat_at", UtcDateTime, nullable=False),
-    # The process holding the name (`engine.identity`): a restart tells its own dead previous
+    # The process holding the name (`engine.loop.identity`): a restart tells its own dead previous
     # incarnation from a live namesake by these.
     Column("host", String(255)),
     Column("incarnation", String(100)),

@@ -47,7 +47,8 @@ class MicroPythonExecutor:
         self._rom = rom
         self._timer = timer
         self._sources: dict[str, bytes] = {}
-        #: The last run's store, freed once its report is sent (freeing costs ~0.1 ms).
+        #: The last run's store, freed once its report is sent (freeing it takes time that the
+        #: run should not wait for: docs/performance.md).
         self._spent: wasmtime.Store | None = None
 
     @classmethod

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from enum import Enum
 from typing import Any
 
@@ -35,11 +35,12 @@ from sandbox.worker import Refused, Worker
 #: value fits), and scripts smaller still.
 HOST_RESULT_BYTES = 96 * 1024
 #: The room offered first: a larger answer is held back and the prelude fetches it with
-#: `__again`, offered exactly its size (96 KiB of room for every call cost ~0.1 ms per run).
+#: `__again`, offered exactly its size (offering the whole room to every call slowed every
+#: run: docs/performance.md).
 FIRST_ROOM_BYTES = 1024
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
-#: to load, while each new one costs ~7 000 fuel a run.
+#: to load, while each new one costs fuel on every run (docs/performance.md).
 _KV_OPS = {
     "get": "kv_get",
     "set": "kv_set",
@@ -82,7 +83,7 @@ class Instance:
         self._held: bytes | None = None
         self._fuel = 0
         self._ending: tuple[str, str] | None = None
-        self._trap: tuple[BaseException, bool] | None = None
+        self._trap: tuple[Exception, bool] | None = None
 
     @contextlib.contextmanager
     def started(self, store: wasmtime.Store, engine: wasmtime.Engine) -> Iterator[Instance]:
@@ -93,7 +94,7 @@ class Instance:
         finally:
             Instance.current = None
 
-    def attach(self, exports: wasmtime.InstanceExports) -> None:
+    def attach(self, exports: Mapping[str, object]) -> None:
         """Find the instance's memory, and write the prelude's image into pages added to it."""
         found = exports.get("memory")
         assert isinstance(found, wasmtime.Memory) and self._store is not None

@@ -1,8 +1,8 @@
 """The guest's linear memory during one host call, bounds-checked.
 
 wasmtime-py's `Memory.read` and `Memory.write` build a ctypes array type and make two C calls
-per access (5-10 µs each, and a host call makes three or four); this window asks for the
-memory's address and size once per host call and then copies with `ctypes` directly. Every
+per access (slow, and a host call makes three or four: docs/performance.md); this window asks
+for the memory's address and size once per host call and then copies with `ctypes` directly. Every
 access is checked against the size first: the pointers come from the guest, and a tenant can
 forge them (`uctypes` rewrites any object).
 """

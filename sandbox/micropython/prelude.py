@@ -1,7 +1,7 @@
 """The MicroPython program that hosts a tenant's script inside the WASI interpreter.
 
-MicroPython compiles source slowly (a 1 300-character prelude cost ~4 M fuel, ~0.7 ms, per
-run) and parses JSON slowly (~750 fuel a character), so a run does little of either:
+MicroPython compiles source slowly and parses JSON slowly (figures in docs/performance.md),
+so a run does little of either:
 
 - `BOOT`, the only source compiled on every run (one statement, as few tokens as it takes),
   mounts a read-only image of `PRELUDE` and `REPORT` as bytecode (`micropython.bytecode`) that

@@ -21,7 +21,7 @@ class MicroPythonRuntime(WorkerRuntime):
     """`runtime("micropython")`: see `sandbox.Runtime` for the contract."""
 
     name: ClassVar[RuntimeName] = RuntimeName.MICROPYTHON
-    #: A worker boots its next interpreter (~0.6 ms of CPU) right after reporting.
+    #: A worker boots its next interpreter right after reporting, off the next run's path.
     boots_ahead = True
 
     def code(self, script: str | bytes) -> tuple[str, bytes]:

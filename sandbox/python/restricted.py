@@ -15,7 +15,7 @@ import importlib
 import operator
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from RestrictedPython import compile_restricted_exec, safe_builtins
@@ -169,7 +169,7 @@ def compile_script(source: str) -> types.CodeType:
     return result.code
 
 
-def _reject(errors: tuple[str, ...]) -> Any:
+def _reject(errors: Sequence[str]) -> Any:
     first = errors[0] if errors else "the script does not compile"
     line: int | None = None
     head, _, rest = first.partition(":")

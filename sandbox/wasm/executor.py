@@ -34,7 +34,8 @@ class WasmExecutor:
         abi.define(self._linker)
         self._timer = timer
         self._held: dict[str, wasmtime.InstancePre] = {}
-        #: The last run's store, freed once its report is sent (freeing costs ~0.1 ms).
+        #: The last run's store, freed once its report is sent (freeing it takes time that the
+        #: run should not wait for: docs/performance.md).
         self._spent: wasmtime.Store | None = None
 
     def serve(self, job: Job, worker: Worker) -> NoReturn:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Any
+from typing import Any, TypeVar
 
 import wasmtime
 
@@ -124,7 +124,10 @@ class GuestRun:
         return memory_bytes >= limit_bytes - max(WASM_PAGE_BYTES, limit_bytes // 10)
 
 
-def detach(exc: BaseException) -> BaseException:
+_E = TypeVar("_E", bound=BaseException)
+
+
+def detach(exc: _E) -> _E:
     """`exc` without its traceback: the frames would keep the run's store (and its linear
     memory) alive until the next garbage collection."""
     exc.__traceback__ = exc.__context__ = None

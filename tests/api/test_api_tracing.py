@@ -26,7 +26,7 @@ from api.app import create_app, engine_config
 from api.metrics import RouteShape
 from api.settings import Settings
 from api.tracing import RequestTracing
-from engine import tracing as tracing_module
+from engine.ops import tracing as tracing_module
 from engine.service import EngineService
 from sandbox import RuntimeName, Sandbox, SandboxConfig
 from tenants.registry import create_tenant

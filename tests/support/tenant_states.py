@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from engine.tenant_state import TenantState
+from engine.loop.tenant_state import TenantState
 from tenants.quotas import Quotas, TenantProfile
 from tenants.usage import Usage
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from engine.clock import ManualClock
-from engine.records import Rule, RuleSpec, Run
+from engine.domain.records import Rule, RuleSpec, Run
 from engine.service import EngineService
 
 FAILING = "def main(ctx):\n    raise ValueError('boom')\n"

@@ -17,15 +17,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
 
 from engine.clock import ManualClock
-from engine.completer import Completer
-from engine.completion import Completion, Recorded
 from engine.config import EngineConfig
 from engine.deps import Deps
-from engine.runner import Claimed, RunEnv, execute
+from engine.runs.commit import Completion, Recorded
+from engine.runs.recorder import Completer
+from engine.runs.runner import Claimed, RunEnv, execute
+from engine.runs.unrecorded import UnrecordedWrites
 from engine.service import EngineService
-from engine.store import queue
+from engine.store import loop_statements as queue
 from engine.store.tables import actions, events, runs
-from engine.unrecorded import UnrecordedWrites
 from sandbox import Sandbox
 from tenants.db import SQLITE_BUSY_TIMEOUT_MS, create_engine
 from tenants.quotas import load_profile
@@ -49,7 +49,7 @@ async def _completions(
         profile = await load_profile(conn, tenant_id)
     env = RunEnv(sandbox, db, clock, "test-node")
     return [
-        await execute(env, Claimed(row, won[row["id"]], now), profile, UnrecordedWrites())
+        await execute(env, Claimed(row, won[row.id], now), profile, UnrecordedWrites())
         for row in rows
     ]
 

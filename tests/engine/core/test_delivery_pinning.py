@@ -25,10 +25,10 @@ from waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
-from engine.delivery import SIGNATURE_HEADER
 from engine.service import EngineService
 from engine.store.tables import events
-from engine.webhook_http import new_client, pin, post_pinned
+from engine.webhooks.delivery import SIGNATURE_HEADER
+from engine.webhooks.webhook_http import new_client, pin, post_pinned
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 

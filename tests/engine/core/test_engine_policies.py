@@ -6,9 +6,12 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from support.due_actions import due_action
 
-from engine.occurrences import due_at
-from engine.policies import Circumstances, Verdict, decide, retry_delay
+from engine.domain.due import DueAction
+from engine.domain.occurrences import due_at
+from engine.domain.policies import Circumstances, Verdict, decide, retry_delay
+from engine.domain.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import parse_schedule
 
 T0 = datetime(2030, 1, 7, 9, 0, tzinfo=UTC)
@@ -16,16 +19,15 @@ MIN = timedelta(minutes=1)
 SCHEDULE = parse_schedule("* * * * *", "UTC", anchor=T0 - timedelta(days=1))
 
 
-def action(**changes: Any) -> dict[str, Any]:
-    """A rule's own occurrence due at 09:00, first attempt, default policies."""
-    base = {
-        "id": 1, "rule_id": "r_1", "key": None, "attempt": 0, "scheduled_at": T0, "due_at": T0,
-        "claimed_at": None, "rule_version": 1,
-        "r_misfire_policy": "run_latest", "r_misfire_grace_s": None, "r_overlap_policy": "skip",
-        "r_start_at": None, "r_end_at": None, "r_version": 1, "r_enabled": True,
-        "r_deleted_at": None,
-    }  # fmt: skip
-    return base | changes
+def action(**changes: Any) -> DueAction:
+    """A rule's own occurrence due at 09:00, first attempt, default policies; `r_<name>`
+    changes its rule."""
+    rule_changes = {k[2:]: v for k, v in changes.items() if k.startswith("r_")}
+    own = {k: v for k, v in changes.items() if not k.startswith("r_")}
+    for name, kind in (("misfire_policy", MisfirePolicy), ("overlap_policy", OverlapPolicy)):
+        if name in rule_changes:
+            rule_changes[name] = kind(rule_changes[name])
+    return due_action(rule_changes, scheduled_at=T0, due_at=T0, **own)
 
 
 RUN_ALL_90 = action(r_misfire_policy="run_all", r_misfire_grace_s=90)
@@ -70,7 +72,7 @@ def at(
     ],
 )  # fmt: skip
 def test_decide(
-    row: dict[str, Any], circumstances: Circumstances, verdict: Verdict, reason: str | None
+    row: DueAction, circumstances: Circumstances, verdict: Verdict, reason: str | None
 ) -> None:
     decision = decide(row, SCHEDULE, circumstances)
     assert (decision.verdict, decision.reason) == (verdict, reason)

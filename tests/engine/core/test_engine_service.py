@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from engine.domain.records import ActionStatus, RuleSpec
 from engine.errors import (
     ActionNotFound,
     InvalidRule,
@@ -14,7 +15,6 @@ from engine.errors import (
     RuleNotFound,
     StaleVersion,
 )
-from engine.records import ActionStatus, RuleSpec
 from engine.service import EngineService
 
 CODE = "def main(ctx):\n    return 1\n"
@@ -184,3 +184,27 @@ async def test_naive_instants_are_invalid_not_errors(
         await service.list_runs(tenant_id, since=naive)
     with pytest.raises(InvalidRule):
         await service.timeline(tenant_id, rule.id, naive, naive + timedelta(hours=1))
+
+
+async def test_a_timeline_of_more_actions_than_its_bound_is_refused(
+    service: EngineService, tenant_id: str, db, clock
+) -> None:  # type: ignore[no-untyped-def]
+    from engine.service.insights import MAX_TIMELINE_ACTIONS
+    from engine.store.actions import insert_actions
+
+    rule = await service.create_rule(tenant_id, spec(schedule="* * * * *"))
+    start = clock.now() + timedelta(hours=1)
+    at = [start + timedelta(minutes=n) for n in range(MAX_TIMELINE_ACTIONS + 1)]
+    rows = [
+        {"tenant_id": tenant_id, "rule_id": rule.id, "rule_version": 1, "scheduled_at": t,
+         "due_at": t, "status": "skipped", "reason": "misfire", "attempt": 0,
+         "max_attempts": 1, "priority": 0, "created_at": start, "finished_at": start}
+        for t in at
+    ]  # fmt: skip
+    async with db.begin() as conn:
+        await insert_actions(conn, rows)
+    with pytest.raises(InvalidRule) as caught:
+        await service.timeline(tenant_id, rule.id, start, at[-1] + timedelta(seconds=1))
+    assert caught.value.field == "end" and str(MAX_TIMELINE_ACTIONS) in str(caught.value)
+    entries = await service.timeline(tenant_id, rule.id, start, at[-1])
+    assert len(entries) == MAX_TIMELINE_ACTIONS, "one action fewer: read in full"

@@ -19,7 +19,7 @@ from workers import start_worker, stop
 
 from bench.ours import one_off
 from engine.config import EngineConfig
-from engine.records import RuleSpec
+from engine.domain.records import RuleSpec
 from engine.service import EngineService
 from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from support.moments import START
 
 from engine.errors import NodeNameInUse
-from engine.identity import Incarnation, NodeName, claim_name
+from engine.loop.identity import Incarnation, NodeName, claim_name
 from engine.store import nodes
 
 HOST = socket.gethostname()

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support.postgres import PostgresCluster
 
-from engine.host import BufferedHost
+from engine.runs.host import BufferedHost
 from sandbox.memory_host import MemoryHost
 from tenants.db import create_engine
 from tenants.kv import list_items, put_value

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engine.logs import JsonFormatter, TextFormatter, action_ids
+from engine.ops.logs import JsonFormatter, TextFormatter, action_ids
 
 ACTION = {
     "id": 7,

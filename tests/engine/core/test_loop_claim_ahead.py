@@ -11,10 +11,10 @@ from stored import kv_value
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.records import Action, ActionStatus, RuleSpec
+from engine.domain.records import Action, ActionStatus, RuleSpec
+from engine.loop.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD
 from engine.service import EngineService
 from engine.store.actions import finish_pending_of_rule
-from engine.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD
 
 
 async def test_claimed_ahead_but_started_at_the_due_time(

@@ -5,13 +5,14 @@ overlap policy must be decided close to their due time."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
+from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
-from engine.runner import Claimed
-from engine.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD, claimable
-from engine.tenant_state import TenantState
+from engine.domain.due import DueAction
+from engine.loop.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD, claimable
+from engine.loop.tenant_state import TenantState
+from engine.runs.runner import Claimed
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 SOON = NOW + CLAIM_AHEAD / 2
@@ -23,12 +24,12 @@ def _state() -> TenantState:
     return tenant_state(NOW)
 
 
-def _row(action_id: int, rule_id: str | None, due_at: datetime) -> dict[str, Any]:
-    return {"id": action_id, "rule_id": rule_id, "due_at": due_at}
+def _row(action_id: int, rule_id: str | None, due_at: datetime) -> DueAction:
+    return due_action(id=action_id, rule_id=rule_id, due_at=due_at)
 
 
-def _ids(rows: list[Any]) -> list[int]:
-    return [r["id"] for r in rows]
+def _ids(rows: list[DueAction]) -> list[int]:
+    return [r.id for r in rows]
 
 
 def test_nothing_is_claimed_before_the_first_action_is_near() -> None:
@@ -50,7 +51,7 @@ def test_the_room_caps_a_claim() -> None:
 def test_a_busy_rule_waits_for_its_own_claim_window() -> None:
     """Its previous run may end before its due time: `skip` or `queue_one` decide then."""
     state = _state()
-    state.in_flight[9] = Claimed({"id": 9, "rule_id": "busy"}, 1, NOW)
+    state.in_flight[9] = Claimed(due_action(id=9, rule_id="busy"), 1, NOW)
     rows = [_row(1, None, SOON), _row(2, "busy", LATER), _row(3, "idle", LATER)]
     assert _ids(claimable(rows, state, NOW, 10)) == [1, 3]
 
@@ -62,6 +63,6 @@ def test_one_action_per_rule_rides_along() -> None:
 
 def test_everything_due_within_the_window_is_claimed_whatever_its_rule() -> None:
     state = _state()
-    state.in_flight[9] = Claimed({"id": 9, "rule_id": "busy"}, 1, NOW)
+    state.in_flight[9] = Claimed(due_action(id=9, rule_id="busy"), 1, NOW)
     rows = [_row(1, "busy", SOON), _row(2, "busy", SOON)]
     assert _ids(claimable(rows, state, NOW, 10)) == [1, 2], "decided by the overlap policy"

@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.occurrences import MAX_GAP_TRACES
-from engine.records import RuleSpec
+from engine.domain.occurrences import MAX_GAP_TRACES
+from engine.domain.records import RuleSpec
 from engine.recurrence import DstGap, parse_schedule
 from engine.recurrence.gaps import skipped_walls
 from engine.service import EngineService

@@ -1,5 +1,5 @@
 """Fairness: a tenant with a large backlog of scripts that always time out cannot hold back
-another tenant's action: per-tenant limits and the node's fair run slots (`engine.run_slots`)
+another tenant's action: per-tenant limits and the node's fair run slots (`engine.loop.run_slots`)
 leave it a slot of the node's capacity."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from support.moments import START
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.records import RuleSpec
+from engine.domain.records import RuleSpec
 from engine.service import EngineService
 from engine.store.tables import events
 from tenants.tables import tenants

@@ -13,10 +13,10 @@ from waiting import eventually
 
 from bench.ours import one_off
 from engine.clock import ManualClock
+from engine.loop.tenant_loop import CLAIM_AHEAD
 from engine.service import EngineService
 from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs
-from engine.tenant_loop import CLAIM_AHEAD
 from tenants.registry import update_tenant
 
 CODE = "def main(ctx):\n    return None\n"

@@ -12,7 +12,7 @@ from stored import kv_value
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.records import ActionStatus, RuleSpec
+from engine.domain.records import ActionStatus, RuleSpec
 from engine.service import EngineService
 from engine.store.tables import events
 

@@ -9,7 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.records import ActionStatus, RuleSpec
+from engine.domain.records import ActionStatus, RuleSpec
 from engine.service import EngineService
 from tenants.registry import TenantStatus, create_tenant, set_status
 

@@ -21,7 +21,7 @@ from waiting import eventually
 from workers import start_worker, stop
 
 from engine.config import EngineConfig
-from engine.records import OverlapPolicy, RuleSpec
+from engine.domain.records import OverlapPolicy, RuleSpec
 from engine.service import EngineService
 from engine.store.tables import actions, runs
 from sandbox import Sandbox

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.deps import Deps
-from engine.retention import purge_history
+from engine.ops.retention import purge_history
 from engine.store.tables import actions, runs
 from sandbox import Sandbox
 

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
 
 from engine.clock import ManualClock
-from engine.occurrences import MAX_PAUSED_TRACES
-from engine.records import RuleSpec
+from engine.domain.occurrences import MAX_PAUSED_TRACES
+from engine.domain.records import RuleSpec
 from engine.service import EngineService
 from engine.store.tables import actions
 

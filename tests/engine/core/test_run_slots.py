@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.run_slots import RunSlots, reserve_for
+from engine.loop.run_slots import RunSlots, reserve_for
 
 
 class Holder:

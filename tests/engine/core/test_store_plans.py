@@ -19,9 +19,10 @@ from support.moments import START
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
+from engine.domain.records import ActionStatus
 from engine.service import EngineService
 from engine.store import actions as action_store
-from engine.store import queue
+from engine.store import loop_statements as queue
 from sandbox import Sandbox
 from tenants.db import create_engine
 from tenants.registry import create_tenant
@@ -71,7 +72,7 @@ async def test_claim_hold_and_finish_use_the_primary_key(planned: Planned) -> No
         rows = await queue.fetch_due(conn, planned.tenant_id, START, BACKLOG, ())
         won = await queue.claim(conn, rows[:10], "n1", START, START)
         held = await queue.hold(conn, won)
-        skipped = await queue.finish_pending(conn, rows[10:], "skipped", None, START)
+        skipped = await queue.finish_pending(conn, rows[10:], ActionStatus.SKIPPED, None, START)
 
     assert len(won) == 10 and held == set(won) and len(skipped) == BACKLOG - 10
     assert len(planned.plans) == 3, planned.plans

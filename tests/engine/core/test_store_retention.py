@@ -11,8 +11,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.deps import Deps
-from engine.records import RuleSpec
-from engine.retention import purge_history
+from engine.domain.records import RuleSpec
+from engine.ops.retention import purge_history
 from engine.service import EngineService
 from engine.store.tables import runs
 from sandbox import Sandbox

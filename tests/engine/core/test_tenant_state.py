@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
-from engine.runner import Claimed
-from engine.tenant_state import RECORDING_WINDOWS, WINDOW_PER_SLOT, TenantState
+from engine.loop.tenant_state import RECORDING_WINDOWS, WINDOW_PER_SLOT, TenantState
+from engine.runs.runner import Claimed
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -19,7 +20,7 @@ def _state(max_concurrency: int) -> TenantState:
 
 def _fill(state: TenantState, count: int, first: int = 0) -> None:
     for action_id in range(first, first + count):
-        state.in_flight[action_id] = Claimed({"id": action_id, "rule_id": None}, 1, NOW)
+        state.in_flight[action_id] = Claimed(due_action(id=action_id, rule_id=None), 1, NOW)
 
 
 async def test_refill_waits_for_half_the_window() -> None:

@@ -1,0 +1,1 @@
+"""The tenant loops and the supervisor that owns them."""

@@ -1,0 +1,1 @@
+"""Operations: metrics, traces, logs and retention."""

@@ -1,0 +1,1 @@
+"""One run: executed in the sandbox, then recorded with its effects."""

@@ -1,0 +1,229 @@
+"""`EngineService`: the one facade the API and the command line use.
+
+Every write validates, commits in one transaction and wakes the tenant's loop in this process;
+every read is scoped by tenant. `start()` runs this node's loops (dispatcher, tenant loops,
+sweeper, delivery, retention, tenant leases); `stop()` ends them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from engine.clock import Clock, SystemClock
+from engine.config import EngineConfig
+from engine.deps import Deps
+from engine.domain.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
+from engine.loop.supervisor import Supervisor
+from engine.runs import trial
+from engine.runs.trial import TrialResult
+from engine.service import action_writes, insights, reads, rule_writes
+from sandbox import Sandbox
+from tenants.secret_box import SecretBox
+
+
+class EngineService:
+    """Rules, actions and runs of every tenant, and the loops that run them on this node."""
+
+    def __init__(
+        self,
+        db: AsyncEngine,
+        sandbox: Sandbox,
+        config: EngineConfig,
+        clock: Clock | None = None,
+        secrets: SecretBox | None = None,
+    ) -> None:
+        self._deps = Deps(db, sandbox, config, clock or SystemClock(), self._wake, secrets)
+        self._node: Supervisor | None = None
+
+    @property
+    def node(self) -> Supervisor | None:
+        """This process's running loops (None until `start`)."""
+        return self._node
+
+    def _wake(self, tenant_id: str) -> None:
+        if self._node is not None:
+            self._node.wake(tenant_id)
+
+    @property
+    def node_name(self) -> str:
+        """This node's name (chosen when it starts, unless configured)."""
+        return self._deps.config.node_name
+
+    async def start(self) -> None:
+        if self._node is None:
+            self._node = await Supervisor.started(self._deps)
+
+    async def stop(self, grace_s: float = 0.0) -> None:
+        """Stop this node's loops: give back what it claimed and has not started, let what
+        runs finish for up to `grace_s`, interrupt the rest (see `engine.loop.stopping`)."""
+        if self._node is not None:
+            node, self._node = self._node, None
+            await node.stop(grace_s)
+
+    def hurry(self) -> None:
+        """End a stop's grace period now (a second signal)."""
+        if self._node is not None:
+            self._node.hurry.set()
+
+    # writes
+
+    async def create_rule(self, tenant_id: str, spec: RuleSpec) -> Rule:
+        rule_id = await rule_writes.create(self._deps, tenant_id, spec)
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def update_rule(
+        self,
+        tenant_id: str,
+        rule_id: str,
+        changes: Mapping[str, Any],
+        expected_version: int | None = None,
+    ) -> Rule:
+        await rule_writes.change(self._deps, tenant_id, rule_id, dict(changes), expected_version)
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def delete_rule(
+        self, tenant_id: str, rule_id: str, expected_version: int | None = None
+    ) -> None:
+        await rule_writes.delete(self._deps, tenant_id, rule_id, expected_version)
+
+    async def pause_rule(
+        self, tenant_id: str, rule_id: str, expected_version: int | None = None
+    ) -> Rule:
+        changes = {"enabled": False}
+        await rule_writes.change(
+            self._deps, tenant_id, rule_id, changes, expected_version, SkipReason.PAUSED
+        )
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def resume_rule(
+        self, tenant_id: str, rule_id: str, expected_version: int | None = None
+    ) -> Rule:
+        return await self.update_rule(tenant_id, rule_id, {"enabled": True}, expected_version)
+
+    async def trigger_rule(self, tenant_id: str, rule_id: str) -> Action:
+        action_id = await action_writes.trigger(self._deps, tenant_id, rule_id)
+        return await self.get_action(tenant_id, action_id)
+
+    async def backfill_rule(
+        self, tenant_id: str, rule_id: str, start: datetime, end: datetime
+    ) -> list[Action]:
+        ids = await action_writes.backfill(self._deps, tenant_id, rule_id, start, end)
+        return [await self.get_action(tenant_id, action_id) for action_id in ids]
+
+    async def submit_action(
+        self,
+        tenant_id: str,
+        *,
+        run_at: datetime,
+        key: str | None = None,
+        rule_id: str | None = None,
+        code: str | None = None,
+        runtime: str | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> Action:
+        action_id = await action_writes.submit(
+            self._deps,
+            tenant_id,
+            run_at=run_at,
+            key=key,
+            rule_id=rule_id,
+            code=code,
+            runtime=runtime,
+            params=params,
+        )
+        return await self.get_action(tenant_id, action_id)
+
+    async def cancel_action(self, tenant_id: str, action_id: int) -> Action:
+        await action_writes.cancel(self._deps, tenant_id, action_id)
+        return await self.get_action(tenant_id, action_id)
+
+    async def retry_action(self, tenant_id: str, action_id: int) -> Action:
+        new_id = await action_writes.retry(self._deps, tenant_id, action_id)
+        return await self.get_action(tenant_id, new_id)
+
+    async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
+        profile = await self._deps.profile(tenant_id)
+        await rule_writes.validate(self._deps, tenant_id, spec, self._deps.clock.now(), profile)
+
+    # reads
+
+    async def get_rule(self, tenant_id: str, rule_id: str) -> Rule:
+        return await reads.get_rule(self._deps, tenant_id, rule_id)
+
+    async def list_rules(
+        self,
+        tenant_id: str,
+        *,
+        cursor: str | None = None,
+        limit: int = 50,
+        enabled: bool | None = None,
+        search: str | None = None,
+    ) -> Page[Rule]:
+        return await reads.list_rules(self._deps, tenant_id, cursor, limit, enabled, search)
+
+    async def get_action(self, tenant_id: str, action_id: int) -> Action:
+        return await reads.get_action(self._deps, tenant_id, action_id)
+
+    async def list_actions(
+        self,
+        tenant_id: str,
+        *,
+        status: str | None = None,
+        rule_id: str | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> Page[Action]:
+        return await reads.list_actions(self._deps, tenant_id, status, rule_id, cursor, limit)
+
+    async def get_run(self, tenant_id: str, run_id: int) -> Run:
+        return await reads.get_run(self._deps, tenant_id, run_id)
+
+    async def list_runs(
+        self,
+        tenant_id: str,
+        *,
+        rule_id: str | None = None,
+        outcome: str | None = None,
+        since: datetime | None = None,
+        cursor: str | None = None,
+        limit: int = 50,
+    ) -> Page[Run]:
+        return await reads.list_runs(self._deps, tenant_id, rule_id, outcome, since, cursor, limit)
+
+    async def timeline(
+        self, tenant_id: str, rule_id: str, start: datetime, end: datetime
+    ) -> list[TimelineEntry]:
+        return await insights.timeline(self._deps, tenant_id, rule_id, start, end)
+
+    async def rule_stats(self, tenant_id: str, rule_id: str) -> dict[str, Any]:
+        return await insights.rule_stats(self._deps, tenant_id, rule_id)
+
+    async def preview_change(
+        self, tenant_id: str, rule_id: str, changes: Mapping[str, Any], count: int = 10
+    ) -> dict[str, Any]:
+        return await insights.preview_change(self._deps, tenant_id, rule_id, changes, count)
+
+    async def test_run(
+        self,
+        tenant_id: str,
+        *,
+        code: str,
+        runtime: str,
+        params: dict[str, Any],
+        timeout_ms: int,
+        memory_mb: int,
+    ) -> TrialResult:
+        """Run a script once against the tenant's data, saving nothing (see `engine.runs.trial`)."""
+        return await trial.test_run(
+            self._deps,
+            tenant_id,
+            code=code,
+            runtime=runtime,
+            params=params,
+            timeout_ms=timeout_ms,
+            memory_mb=memory_mb,
+        )

@@ -1,0 +1,165 @@
+"""Reads for the API: every one scoped by tenant, another tenant's id behaves like a missing one."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import RowMapping
+
+from engine.deps import Deps
+from engine.domain.occurrences import rule_schedule
+from engine.domain.records import Action, Page, Rule, Run
+from engine.domain.validation import require_aware
+from engine.errors import RunNotFound
+from engine.recurrence import ScheduleError
+from engine.service.action_writes import load_action
+from engine.service.row_records import (
+    MAX_ID,
+    action_from_row,
+    decode_cursor,
+    decode_int_cursor,
+    encode_cursor,
+    rule_from_row,
+    run_from_row,
+)
+from engine.service.rule_writes import load
+from engine.store import actions as action_store
+from engine.store import rules as rule_store
+from engine.store import runs as run_store
+from engine.store.snapshots import rule_snapshot
+
+MAX_PAGE = 500
+
+
+def _limit(limit: int) -> int:
+    return max(1, min(limit, MAX_PAGE))
+
+
+def _split(rows: Sequence[RowMapping], limit: int) -> tuple[Sequence[RowMapping], str | None]:
+    """The page's rows (fetched one too many) and the cursor to the next page, if any."""
+    if len(rows) <= limit:
+        return rows, None
+    return rows[:limit], encode_cursor(rows[limit - 1]["id"])
+
+
+async def _paged(
+    deps: Deps,
+    cursor: str | None,
+    limit: int,
+    fetch: Callable[..., Awaitable[list[RowMapping]]],
+    **where: Any,
+) -> tuple[Sequence[RowMapping], str | None]:
+    """One page of a newest-first listing by integer id."""
+    limit = _limit(limit)
+    async with deps.db.connect() as conn:
+        rows = await fetch(conn, before_id=decode_int_cursor(cursor), limit=limit + 1, **where)
+    return _split(rows, limit)
+
+
+def describe(row: RowMapping, horizon_years: int) -> str:
+    try:
+        return rule_schedule(rule_snapshot(row), horizon_years).describe().text
+    except ScheduleError:
+        return row["schedule"]
+
+
+async def _rules(deps: Deps, rows: Sequence[RowMapping]) -> list[Rule]:
+    ids = [r["id"] for r in rows]
+    async with deps.db.connect() as conn:
+        next_at = await rule_store.next_run_at(conn, ids)
+        outcomes = await rule_store.last_outcomes(conn, ids)
+    return [
+        rule_from_row(
+            r,
+            schedule_text=describe(r, deps.config.horizon_years),
+            next_run_at=next_at.get(r["id"]),
+            last_outcome=outcomes.get(r["id"]),
+        )
+        for r in rows
+    ]
+
+
+async def get_rule(deps: Deps, tenant_id: str, rule_id: str) -> Rule:
+    async with deps.db.connect() as conn:
+        row = await load(conn, tenant_id, rule_id)
+    return (await _rules(deps, [row]))[0]
+
+
+async def list_rules(
+    deps: Deps,
+    tenant_id: str,
+    cursor: str | None,
+    limit: int,
+    enabled: bool | None,
+    search: str | None,
+) -> Page[Rule]:
+    limit = _limit(limit)
+    async with deps.db.connect() as conn:
+        rows = await rule_store.list_rules(
+            conn,
+            tenant_id,
+            after_id=decode_cursor(cursor),
+            limit=limit + 1,
+            enabled=enabled,
+            search=search,
+        )
+    page, next_cursor = _split(rows, limit)
+    return Page(await _rules(deps, page), next_cursor)
+
+
+async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:
+    async with deps.db.connect() as conn:
+        return action_from_row(await load_action(conn, tenant_id, action_id))
+
+
+async def list_actions(
+    deps: Deps,
+    tenant_id: str,
+    status: str | None,
+    rule_id: str | None,
+    cursor: str | None,
+    limit: int,
+) -> Page[Action]:
+    rows, next_cursor = await _paged(
+        deps,
+        cursor,
+        limit,
+        action_store.list_actions,
+        tenant_id=tenant_id,
+        status=status,
+        rule_id=rule_id,
+    )
+    return Page([action_from_row(r) for r in rows], next_cursor)
+
+
+async def get_run(deps: Deps, tenant_id: str, run_id: int) -> Run:
+    async with deps.db.connect() as conn:
+        row = None if not 0 < run_id <= MAX_ID else await run_store.get_run(conn, tenant_id, run_id)
+    if row is None:
+        raise RunNotFound(f"no run {run_id} for this tenant: check the run id")
+    return run_from_row(row)
+
+
+async def list_runs(
+    deps: Deps,
+    tenant_id: str,
+    rule_id: str | None,
+    outcome: str | None,
+    since: datetime | None,
+    cursor: str | None,
+    limit: int,
+) -> Page[Run]:
+    require_aware("since", since)
+    rows, next_cursor = await _paged(
+        deps,
+        cursor,
+        limit,
+        run_store.list_runs,
+        tenant_id=tenant_id,
+        rule_id=rule_id,
+        outcome=outcome,
+        since=since,
+    )
+    return Page([run_from_row(r) for r in rows], next_cursor)

@@ -1,0 +1,224 @@
+"""Creating and changing rules: validate, write in one transaction, re-plan the pending action.
+
+Every change bumps the rule's version and finishes its pending actions of the old version in
+the same transaction (cancelled, or skipped with reason `paused`), so old code never runs again.
+The same transaction keeps the rule's traces true: DST gap traces written ahead for the old
+version go, and resuming records the occurrences the pause skipped (see docs/engine.md, "What
+leaves a trace").
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from engine.deps import Deps
+from engine.domain.due import RuleSnapshot
+from engine.domain.occurrences import (
+    gap_traces,
+    next_occurrence,
+    paused_traces,
+    planned,
+    rule_schedule,
+)
+from engine.domain.records import ActionStatus, RuleSpec, SkipReason
+from engine.domain.validation import (
+    check_code,
+    check_fields,
+    check_quotas,
+    parse_rule_schedule,
+    spec_with,
+)
+from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
+from engine.ops import metrics, tracing
+from engine.store import actions as action_store
+from engine.store import rules as rule_store
+from engine.store.snapshots import rule_snapshot
+from tenants.ids import new_id
+from tenants.quotas import TenantProfile
+
+_SPEC_NAMES = tuple(f.name for f in fields(RuleSpec))
+#: Times an unconditional change reads the rule again after losing to a concurrent change.
+MAX_RACES = 5
+
+
+def spec_values(spec: RuleSpec) -> dict[str, Any]:
+    values = {name: getattr(spec, name) for name in _SPEC_NAMES}
+    for name in ("misfire_policy", "overlap_policy", "dst_gap", "dst_repeat"):
+        values[name] = str(values[name])
+    return values
+
+
+def spec_from_row(row: RowMapping) -> RuleSpec:
+    return RuleSpec(**{name: row[name] for name in _SPEC_NAMES})
+
+
+async def validate(
+    deps: Deps,
+    tenant_id: str,
+    spec: RuleSpec,
+    anchor: datetime,
+    profile: TenantProfile,
+    *,
+    with_code: bool = True,
+) -> dict[str, Any]:
+    """Check everything about `spec` against the tenant's `profile`; returns the rule values."""
+    check_fields(spec)
+    check_quotas(spec, profile.quotas)
+    schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
+    values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
+    if next_occurrence(schedule, spec, deps.clock.now()) is None:
+        raise InvalidRule(
+            "schedule",
+            "has no occurrence after now within the rule's start/end window",
+            hint="choose a schedule that occurs in the future, or move end_at",
+        )
+    if with_code:
+        await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
+    return values
+
+
+async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
+    now = deps.clock.now()
+    profile = await deps.profile(tenant_id)
+    values = await validate(deps, tenant_id, spec, now, profile)
+    rule_id = new_id("r")
+    values |= {"id": rule_id, "version": 1, "created_at": now, "updated_at": now}
+    values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
+    values |= {"deleted_at": None}
+    async with deps.write() as conn:
+        if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
+            raise QuotaExceeded(
+                "max_rules",
+                f"this tenant already has {profile.quotas.max_rules} rules, its limit: "
+                "delete one or ask the operator to raise max_rules",
+            )
+        await rule_store.insert_rule(conn, values)
+        if spec.enabled:
+            await _plan_next(conn, rule_snapshot(values), deps, now)
+    deps.wake(tenant_id)
+    return rule_id
+
+
+async def load(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping:
+    row = await rule_store.get_rule(conn, tenant_id, rule_id)
+    if row is None:
+        raise RuleNotFound(f"no rule {rule_id!r} for this tenant: check the rule id")
+    return row
+
+
+async def change(
+    deps: Deps,
+    tenant_id: str,
+    rule_id: str,
+    changes: dict[str, Any],
+    expected_version: int | None,
+    reason: SkipReason = SkipReason.RULE_CHANGED,
+) -> None:
+    """Apply `changes` as a new version; pending actions of the old version are finished.
+
+    With `expected_version` the change applies only to that version: the check is part of the
+    statement that writes, so an edit committed after the caller read the rule makes this one
+    fail with StaleVersion and change nothing. Without it, the change applies to the version
+    current when it is written (a concurrent edit makes it read the rule again).
+
+    Disabling the rule is a pause, whatever `reason` says: its pending occurrence is skipped
+    (reason paused). Enabling it resumes it: the occurrences since the pause are recorded as
+    skipped (reason paused), and planning starts from now.
+    """
+    for _ in range(MAX_RACES):
+        async with deps.db.connect() as conn:
+            row = await load(conn, tenant_id, rule_id)
+        if expected_version is not None and expected_version != row["version"]:
+            raise StaleVersion(row["version"])
+        if await _write_change(deps, row, changes, reason):
+            deps.wake(tenant_id)
+            return
+        if expected_version is not None:
+            break
+    async with deps.db.connect() as conn:
+        raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
+
+
+async def _write_change(
+    deps: Deps, row: RowMapping, changes: dict[str, Any], reason: SkipReason
+) -> bool:
+    """Write `changes` on top of the rule as read in `row`, only if it is still that version;
+    False when another change came first."""
+    tenant_id, rule_id = row["tenant_id"], row["id"]
+    spec = spec_with(spec_from_row(row), changes)
+    with_code = "code" in changes or "runtime" in changes
+    profile = await deps.profile(tenant_id)
+    values = await validate(deps, tenant_id, spec, row["created_at"], profile, with_code=with_code)
+    now = deps.clock.now()
+    is_pause = row["enabled"] and not spec.enabled
+    is_resume = spec.enabled and not row["enabled"]
+    values |= {"updated_at": now}
+    if is_pause or is_resume:
+        values |= {"paused_at": now if is_pause else None}
+    if is_pause:
+        reason = SkipReason.PAUSED
+    values.pop("tenant_id")
+    values.pop("created_at")
+    async with deps.write() as conn:
+        if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
+            return False
+        status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
+        finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
+        metrics.count_skips(reason, finished)
+        # Resuming traces the whole pause anew, so its gap traces go too.
+        gone_after = row["paused_at"] if is_resume else now
+        await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
+        if is_resume:
+            await _trace_pause(conn, row, deps, now)
+        if spec.enabled:
+            await _plan_next(conn, rule_snapshot(await load(conn, tenant_id, rule_id)), deps, now)
+    return True
+
+
+async def _trace_pause(
+    conn: AsyncConnection, paused: RowMapping, deps: Deps, now: datetime
+) -> None:
+    """Record the occurrences the rule skipped from its pause until `now`, as it stood then:
+    each as skipped (reason paused), except the one the pause finished, and each wall time a
+    DST gap removed in that time (reason dst_gap)."""
+    paused_at, rule = paused["paused_at"], rule_snapshot(paused)
+    schedule = rule_schedule(rule, deps.config.horizon_years)
+    traced = await action_store.rule_instants(conn, rule.id, paused_at, now)
+    traces = paused_traces(schedule, rule, paused_at, now, traced)
+    metrics.count_skips(SkipReason.PAUSED, len(traces))
+    traces += gap_traces(schedule, rule, paused_at, now)
+    await action_store.insert_planned(conn, traces, now)
+
+
+async def _plan_next(conn: AsyncConnection, rule: RuleSnapshot, deps: Deps, now: datetime) -> None:
+    """Plan the rule's first occurrence after now, with a trace of each wall time a DST gap
+    removes before it (later ones are written as its chain advances)."""
+    schedule = rule_schedule(rule, deps.config.horizon_years)
+    found = next_occurrence(schedule, rule, now)
+    plans = gap_traces(schedule, rule, now, found)
+    if found is not None:
+        plans.append(replace(planned(rule, found), trace_parent=tracing.current_parent()))
+    await action_store.insert_planned(conn, plans, now)
+
+
+async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:
+    """Soft-delete: history stays, pending actions are cancelled, DST gap traces ahead go.
+
+    With `expected_version`, only that version is deleted, checked by the statement that
+    deletes (StaleVersion otherwise, and nothing changes)."""
+    now = deps.clock.now()
+    async with deps.write() as conn:
+        values = {"deleted_at": now, "updated_at": now}
+        if not await rule_store.update_rule(conn, tenant_id, rule_id, expected_version, values):
+            raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
+        finished = await action_store.finish_pending_of_rule(
+            conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now
+        )
+        metrics.count_skips(SkipReason.RULE_DELETED, finished)
+        await action_store.delete_gap_traces_after(conn, rule_id, now)
+    deps.wake(tenant_id)

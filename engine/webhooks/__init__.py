@@ -1,0 +1,1 @@
+"""Delivery of events to the tenants' webhooks."""
