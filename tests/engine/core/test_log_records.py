@@ -9,16 +9,13 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
+from support.due_actions import due_action
 
 from engine.ops.logs import JsonFormatter, TextFormatter, action_ids
 
-ACTION = {
-    "id": 7,
-    "tenant_id": "t-1",
-    "rule_id": None,
-    "status": "running",
-    "scheduled_at": datetime(2030, 1, 7, 9, tzinfo=UTC),
-}
+ACTION = due_action(
+    id=7, tenant_id="t-1", rule_id=None, scheduled_at=datetime(2030, 1, 7, 9, tzinfo=UTC)
+)
 
 
 @pytest.fixture
