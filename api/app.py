@@ -99,6 +99,7 @@ def engine_config(settings: Settings) -> EngineConfig:
         node_name=settings.node_name,
         max_concurrency=settings.max_concurrency,
         lease_s=settings.lease_s,
+        wake_cap_s=settings.wake_cap_s,
         lease_margin_s=settings.lease_margin_s,
         horizon_years=settings.horizon_years,
         retention_ok_days=settings.retention_ok_days,

@@ -14,7 +14,7 @@ from multiprocessing.connection import Connection
 import uvloop
 
 from api.app import engine_config
-from api.cli.common import configure_process, fail
+from api.cli.common import configure_process
 from api.cli.node import running_node
 from api.secret_keys import open_secret_box
 from api.serving import engine_link, wake

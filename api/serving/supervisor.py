@@ -65,6 +65,7 @@ class Supervisor:
             self._on_signal()
         elif report.poll():
             started: EngineStarted = report.recv()
+            log.info("engine process started (pid %s)", engine.pid)
             return started
         else:
             self._exit_code = EXIT_ENGINE_DID_NOT_START
@@ -80,6 +81,7 @@ class Supervisor:
             )
             process.start()
             self.children[f"API process {number}"] = process
+            log.info("API process %s started (pid %s)", number, process.pid)
 
     def run(self) -> int:
         """Wait until every child has exited; the exit code for `serve`."""
@@ -151,5 +153,3 @@ def _how_it_ended(exitcode: int) -> str:
     if exitcode < 0:
         return f"was killed by {signal.Signals(-exitcode).name}"
     return f"exited with code {exitcode}"
-
-

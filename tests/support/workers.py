@@ -1,4 +1,5 @@
-"""Real `cadenza worker` processes for the crash and multi-node tests."""
+"""Real `cadenza worker` processes (or `cadenza serve`, whose engine runs in a process of its
+own) for the crash, stop and multi-node tests."""
 
 from __future__ import annotations
 
@@ -15,18 +16,27 @@ WORKER_ENV = {
     "CADENZA_LEASE_MARGIN_S": "1",
     "CADENZA_MAX_CONCURRENCY": "2",
     "CADENZA_LOG_LEVEL": "warning",
+    "CADENZA_API_WORKERS": "1",
 }
+#: What `serve` needs on top to run beside other tests: a free port, no demo tenant.
+SERVE_ARGS = ("--port", "0", "--no-demo")
 
 
 def start_worker(
-    database_url: str, node: str, log_dir: Path, *args: str, **env: str
+    database_url: str,
+    node: str,
+    log_dir: Path,
+    *args: str,
+    command: str = "worker",
+    **env: str,
 ) -> subprocess.Popen[bytes]:
-    """`cadenza worker` named `node` (empty: its default name); `env` adds or overrides
-    settings (`CADENZA_…`)."""
+    """`cadenza worker` (or `command`: `serve`) named `node` (empty: its default name); `env`
+    adds or overrides settings (`CADENZA_…`)."""
     named = {"CADENZA_NODE_NAME": node} if node else {}
+    extra = SERVE_ARGS if command == "serve" else ()
     with (log_dir / f"{node or 'default'}.log").open("ab") as log:
         return subprocess.Popen(
-            [CADENZA, "worker", "--db", database_url, *args],
+            [CADENZA, command, "--db", database_url, *extra, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=node_env(database_url, **named, **(WORKER_ENV | env)),
