@@ -74,10 +74,9 @@ def serve(
     listener = uvicorn_config(settings, None).bind_socket()
     with tempfile.TemporaryDirectory(prefix="cadenza-serve-") as run_dir:
         supervisor = Supervisor(Layout(settings, Path(run_dir)))
-        started = supervisor.start_engine()
+        started = supervisor.start(listener)
         if started is not None:
             click.echo(_banner(settings, listener, started.public_metrics_port))
-            supervisor.start_api(started.link_port, listener)
         code = supervisor.run()
     sys.exit(code)
 

@@ -31,13 +31,13 @@ from tenants.connect import open_database
 API_SANDBOX_WORKERS = 2
 
 
-def run_api(layout: Layout, link_port: int, sockets: list[socket.socket]) -> None:
+def run_api(layout: Layout, sockets: list[socket.socket]) -> None:
     """The process's main (a `spawn` target)."""
     become_child()
-    uvloop.run(_serve(layout, link_port, sockets))
+    uvloop.run(_serve(layout, sockets))
 
 
-async def _serve(layout: Layout, link_port: int, sockets: list[socket.socket]) -> None:
+async def _serve(layout: Layout, sockets: list[socket.socket]) -> None:
     settings = layout.settings
     configure_process(settings)
     db = await open_database(settings.database_url)
@@ -49,7 +49,9 @@ async def _serve(layout: Layout, link_port: int, sockets: list[socket.socket]) -
             service = EngineService(
                 db, sandbox, engine_config(settings), secrets=box, on_change=sender.send
             )
-            app = create_app(settings, db, service, box, engine_link=EngineLink(link_port))
+            app = create_app(
+                settings, db, service, box, engine_link=EngineLink(layout.link_port_path)
+            )
             server = uvicorn.Server(uvicorn_config(settings, app))
             # uvicorn raises the SIGTERM it caught again once it has shut down: let that one
             # pass, so the sandbox and the database close normally.

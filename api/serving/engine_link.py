@@ -70,11 +70,19 @@ def listener(registry: CollectorRegistry, host: str, port: int) -> Iterator[int]
         thread.join()
 
 
-class EngineLink:
-    """An API process's way to the engine process's loopback listener."""
+def publish_port(path: Path, port: int) -> None:
+    """Tell the API processes where the listener is, once the node runs (written whole)."""
+    partial = path.with_suffix(".partial")
+    partial.write_text(str(port))
+    partial.replace(path)
 
-    def __init__(self, port: int) -> None:
-        self._url = f"http://127.0.0.1:{port}/metrics"
+
+class EngineLink:
+    """An API process's way to the engine process's loopback listener, whose port the engine
+    publishes in `port_path` once its node runs (API processes start beside it, not after)."""
+
+    def __init__(self, port_path: Path) -> None:
+        self._port_path = port_path
 
     async def exposition(self) -> bytes:
         """The whole exposition; EngineUnavailable if the engine does not answer."""
@@ -90,8 +98,12 @@ class EngineLink:
 
     async def _get(self, params: dict[str, str]) -> bytes:
         try:
+            port = int(self._port_path.read_text())
+        except FileNotFoundError:
+            raise EngineUnavailable("the engine process is starting") from None
+        try:
             async with httpx.AsyncClient(timeout=LINK_TIMEOUT_S) as client:
-                answer = await client.get(self._url, params=params)
+                answer = await client.get(f"http://127.0.0.1:{port}/metrics", params=params)
                 answer.raise_for_status()
         except httpx.HTTPError as exc:
             raise EngineUnavailable(

@@ -45,7 +45,8 @@ async def _engine(layout: Layout, report: Connection) -> None:
                 signals,
             ):
                 with wake.listening(layout.wake_path, service.wake):
-                    report.send(EngineStarted(link_port, public_port))
+                    engine_link.publish_port(layout.link_port_path, link_port)
+                    report.send(EngineStarted(public_port))
                     await signals.stopped()
     finally:
         await db.dispose()

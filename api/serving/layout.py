@@ -33,6 +33,11 @@ class Layout:
         return self.run_dir / "wake"
 
     @property
+    def link_port_path(self) -> Path:
+        """Where the engine process writes its loopback listener's port once its node runs."""
+        return self.run_dir / "engine-link.port"
+
+    @property
     def api_metrics_dir(self) -> Path:
         """Where the API processes keep their request counters (prometheus-client's
         multiprocess mode), read by the engine's metrics listener."""
@@ -43,8 +48,6 @@ class Layout:
 class EngineStarted:
     """What the engine process reports once its node runs."""
 
-    #: Its loopback listener: metrics and liveness, for the API processes.
-    link_port: int
     #: The `--metrics-address` listener's port, if asked for.
     public_metrics_port: int | None
 

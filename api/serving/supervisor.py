@@ -1,5 +1,5 @@
-"""The supervisor: `cadenza serve`'s own process. It starts the engine process, then the API
-processes on the socket it bound, and waits.
+"""The supervisor: `cadenza serve`'s own process. It starts the engine process and the API
+processes (on the socket it bound) side by side, and waits.
 
 One stop for all: SIGTERM or SIGINT (Ctrl-C) stops the API processes and drains the engine
 at once; a second signal cuts the engine's drain short. A child that dies on its own takes the
@@ -50,9 +50,10 @@ class Supervisor:
     def _received(self, signum: int, frame: object) -> None:
         os.write(self._signal_w, b"!")
 
-    def start_engine(self) -> EngineStarted | None:
-        """Start the engine process; its report once its node runs, or None if it ended (or
-        a stop was asked) first."""
+    def start(self, listener: socket.socket) -> EngineStarted | None:
+        """Start the engine process, then the API processes on `listener` while the engine
+        starts; the engine's report once its node runs, or None if it ended (or a stop was
+        asked) first."""
         report, sending_end = _SPAWN.Pipe(duplex=False)
         engine = _SPAWN.Process(
             target=run_engine, args=(self.layout, sending_end), name="cadenza-engine"
@@ -60,6 +61,7 @@ class Supervisor:
         engine.start()
         sending_end.close()
         self.children["engine process"] = engine
+        self._start_api(listener)
         ready = wait([report, engine.sentinel, self._signal_r])
         if self._signal_r in ready:
             self._on_signal()
@@ -69,15 +71,16 @@ class Supervisor:
             return started
         else:
             self._exit_code = EXIT_ENGINE_DID_NOT_START
+            self._stop()
         return None
 
-    def start_api(self, link_port: int, listener: socket.socket) -> None:
-        """Start the API processes, all on `listener`; their request counters go to the
-        shared directory (set before they import prometheus-client)."""
+    def _start_api(self, listener: socket.socket) -> None:
+        """The API processes' request counters go to the shared directory: the variable is set
+        after the engine started, before they import prometheus-client."""
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(self.layout.api_metrics_dir)
         for number in range(1, self.layout.settings.api_workers + 1):
             process = _SPAWN.Process(
-                target=run_api, args=(self.layout, link_port, [listener]), name="cadenza-api"
+                target=run_api, args=(self.layout, [listener]), name="cadenza-api"
             )
             process.start()
             self.children[f"API process {number}"] = process

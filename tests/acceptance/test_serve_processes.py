@@ -142,6 +142,7 @@ def _engine_pid(server: Server) -> int:
     return int(found.group(1))
 
 
+@pytest.mark.timeout(360)  # two starts of `serve`, a kill and a retry, on a busy machine
 def test_a_killed_engine_process_takes_serve_down_and_a_restart_runs_its_claims(
     database_url: str,
 ) -> None:
