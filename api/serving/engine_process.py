@@ -40,14 +40,14 @@ async def _engine(layout: Layout, report: Connection) -> None:
             engine_link.listener(registry, "127.0.0.1", 0) as link_port,
             _public_metrics(settings, registry) as public_port,
         ):
-            async with running_node(settings, db, box, engine_config(settings)) as (
-                service,
-                signals,
+            config = engine_config(settings)
+            async with (
+                running_node(settings, db, box, config) as (service, signals),
+                wake.listening(layout.wake_path, service.wake),
             ):
-                with wake.listening(layout.wake_path, service.wake):
-                    engine_link.publish_port(layout.link_port_path, link_port)
-                    report.send(EngineStarted(public_port))
-                    await signals.stopped()
+                engine_link.publish_port(layout.link_port_path, link_port)
+                report.send(EngineStarted(public_port))
+                await signals.stopped()
     finally:
         await db.dispose()
 

@@ -1,10 +1,11 @@
 """The wake channel: API processes tell the engine process that a tenant's rules or actions
 changed, so that it looks at the database now instead of at its next poll.
 
-A Unix datagram socket owned by the engine process; each datagram is one tenant id. Sending
-never blocks and never fails a request: the database is the truth, and a wake lost (the engine
-restarting, its socket buffer full) only delays the engine to its next look at the queue, which
-the dispatcher makes at least every `wake_cap_s` anyway.
+A Unix stream socket owned by the engine process; each API process keeps one connection and
+writes one tenant id per line. (Datagrams were tried first: Linux queues only 10 per socket by
+default, so a burst of writes lost wakes.) Sending never blocks and never fails a request: the
+database is the truth, and a wake lost (the engine restarting, its buffer full) only delays
+the engine to its next look at the queue, which it makes every `wake_cap_s` anyway.
 """
 
 from __future__ import annotations
@@ -13,58 +14,65 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 log = logging.getLogger("cadenza.serve")
-#: Tenant ids are short; a datagram longer than this is not ours and is dropped.
-MAX_DATAGRAM_BYTES = 512
-#: Datagrams read per wake-up of the engine's event loop, so a flood cannot hold the loop.
-READS_PER_TURN = 256
+#: Tenant ids are short; a longer line is not ours, and its connection is closed.
+MAX_LINE_BYTES = 512
 
 
 class WakeSender:
-    """The API side: one unbound datagram socket, non-blocking."""
+    """The API side: one non-blocking connection, opened when first needed and again after
+    it broke."""
 
     def __init__(self, path: Path) -> None:
         self._path = str(path)
-        self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self._sock.setblocking(False)
+        self._sock: socket.socket | None = None
 
     def send(self, tenant_id: str) -> None:
         """Tell the engine; if it cannot hear now, its next poll finds the change."""
+        line = tenant_id.replace("\n", " ").encode() + b"\n"
         try:
-            self._sock.sendto(tenant_id.encode(), self._path)
+            sock = self._sock or self._connect()
+            if sock.send(line) == len(line):
+                return
         except OSError as exc:  # no engine listening, or its buffer is full: it will poll
             log.debug("wake for tenant %s not delivered (%s); the engine will poll", tenant_id, exc)
+        self.close()  # a line sent in part would garble the next one
+
+    def _connect(self) -> socket.socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(self._path)
+        except OSError:
+            sock.close()
+            raise
+        sock.setblocking(False)
+        self._sock = sock
+        return sock
 
     def close(self) -> None:
-        self._sock.close()
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
 
 
-@contextlib.contextmanager
-def listening(path: Path, on_wake: Callable[[str], None]) -> Iterator[None]:
-    """The engine side: call `on_wake(tenant_id)` for each datagram at `path`, on the running
-    event loop, until the block ends."""
-    loop = asyncio.get_running_loop()
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+@contextlib.asynccontextmanager
+async def listening(path: Path, on_wake: Callable[[str], None]) -> AsyncIterator[None]:
+    """The engine side: call `on_wake(tenant_id)` for each line any API process writes to
+    `path`, on the running event loop, until the block ends."""
+
+    async def read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(ValueError, ConnectionError, UnicodeDecodeError):
+            while line := await reader.readline():
+                on_wake(line.decode().rstrip("\n"))
+        writer.close()
+
     path.unlink(missing_ok=True)
-    sock.bind(str(path))
-    sock.setblocking(False)
-    loop.add_reader(sock.fileno(), _read_all, sock, on_wake)
+    server = await asyncio.start_unix_server(read, str(path), limit=MAX_LINE_BYTES)
     try:
         yield
     finally:
-        loop.remove_reader(sock.fileno())
-        sock.close()
+        server.close()
         path.unlink(missing_ok=True)
-
-
-def _read_all(sock: socket.socket, on_wake: Callable[[str], None]) -> None:
-    for _ in range(READS_PER_TURN):
-        try:
-            data = sock.recv(MAX_DATAGRAM_BYTES)
-        except BlockingIOError:
-            return
-        with contextlib.suppress(UnicodeDecodeError):
-            on_wake(data.decode())

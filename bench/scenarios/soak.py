@@ -29,35 +29,44 @@ from bench.context import Context
 from bench.results import Recorder, ScenarioResult, Status
 from bench.server import Served, serving
 from bench.stats import percentile
+from bench.workload import TRIVIAL_PYTHON
 from engine.store.tables import actions, runs
 from tenants.connect import open_database
 
 ADMIN_TOKEN = "bench-soak-operator-token"
 CLIENTS = (0, 1, 16, 64)
-QUOTAS = {"min_interval_s": 1, "requests_per_minute": 1_000_000, "max_rules": 10_000}
+QUOTAS = {
+    "min_interval_s": 1,
+    "allow_secondly": True,
+    "requests_per_minute": 1_000_000,
+    "max_rules": 10_000,
+}
 
 
 async def _tenants(served: Served, count: int, rules: int, every_s: int) -> list[api_load.Tenant]:
-    """`count` tenants with `rules` rules each, through the API as a customer would."""
-    made = []
+    """`count` tenants with `rules` rules each, through the API as customers would (the
+    tenants side by side, each its rules one after another)."""
+    async with httpx.AsyncClient(base_url=served.base_url, timeout=120) as client:
+        return list(
+            await asyncio.gather(*(_tenant(client, t, rules, every_s) for t in range(count)))
+        )
+
+
+async def _tenant(
+    client: httpx.AsyncClient, number: int, rules: int, every_s: int
+) -> api_load.Tenant:
     operator = {"Authorization": f"Bearer {ADMIN_TOKEN}"}
-    async with httpx.AsyncClient(base_url=served.base_url, timeout=60) as client:
-        for t in range(count):
-            body = {"name": f"soak-{t}", "quotas": QUOTAS}
-            tenant = (await client.post("/v1/admin/tenants", json=body, headers=operator)).json()
-            headers = {"Authorization": f"Bearer {tenant['api_key']}"}
-            ids = []
-            for r in range(rules):
-                rule = {
-                    "name": f"r{r}",
-                    "schedule": f"every {every_s}s",
-                    "code": "def main(ctx):\n    return None\n",
-                }
-                answer = await client.post("/v1/rules", json=rule, headers=headers)
-                answer.raise_for_status()
-                ids.append(answer.json()["id"])
-            made.append(api_load.Tenant(tenant["api_key"], tuple(ids)))
-    return made
+    body = {"name": f"soak-{number}", "quotas": QUOTAS}
+    tenant = (await client.post("/v1/admin/tenants", json=body, headers=operator)).json()
+    headers = {"Authorization": f"Bearer {tenant['api_key']}"}
+    ids = []
+    for r in range(rules):
+        rule = {"name": f"r{r}", "schedule": f"every {every_s}s", "code": TRIVIAL_PYTHON}
+        answer = await client.post("/v1/rules", json=rule, headers=headers)
+        if answer.status_code != 201:
+            raise RuntimeError(f"creating a rule answered {answer.text[:300]}")
+        ids.append(answer.json()["id"])
+    return api_load.Tenant(tenant["api_key"], tuple(ids))
 
 
 def _rule_runs(start: datetime, end: datetime) -> object:

@@ -28,6 +28,9 @@ from engine.store.tables import actions, runs
 from sandbox import Sandbox
 from tenants.registry import create_tenant
 
+#: Two starts of a node, a stop and a drain each, on a busy machine (`serve` starts three
+#: processes where `worker` starts one).
+pytestmark = pytest.mark.timeout(420)
 SCRIPT = "import time\ndef main(ctx):\n    time.sleep(ctx.params['sleep_s'])\n"
 TENANTS = 3
 PER_TENANT = 100
