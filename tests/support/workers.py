@@ -4,6 +4,7 @@ own) for the crash, stop and multi-node tests."""
 from __future__ import annotations
 
 import subprocess
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +21,7 @@ WORKER_ENV = {
 }
 #: What `serve` needs on top to run beside other tests: a free port, no demo tenant.
 SERVE_ARGS = ("--port", "0", "--no-demo")
+SERVE_START_TIMEOUT_S = 180.0
 
 
 def start_worker(
@@ -34,13 +36,27 @@ def start_worker(
     adds or overrides settings (`CADENZA_…`)."""
     named = {"CADENZA_NODE_NAME": node} if node else {}
     extra = SERVE_ARGS if command == "serve" else ()
-    with (log_dir / f"{node or 'default'}.log").open("ab") as log:
-        return subprocess.Popen(
+    log_path = log_dir / f"{node or 'default'}.log"
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
             [CADENZA, command, "--db", database_url, *extra, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=node_env(database_url, **named, **(WORKER_ENV | env)),
         )
+    if command == "serve":
+        _until_serving(process, log_path)
+    return process
+
+
+def _until_serving(process: subprocess.Popen[bytes], log_path: Path) -> None:
+    """Wait for `serve`'s banner (printed once its engine process runs): its three processes
+    take longer to start than a worker's one, and the tests' bounds count from the start."""
+    deadline = time.monotonic() + SERVE_START_TIMEOUT_S
+    while b"\nserving " not in b"\n" + log_path.read_bytes():
+        assert process.poll() is None, log_path.read_text(errors="replace")
+        assert time.monotonic() < deadline, log_path.read_text(errors="replace")
+        time.sleep(0.1)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
