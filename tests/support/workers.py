@@ -38,6 +38,7 @@ def start_worker(
     extra = SERVE_ARGS if command == "serve" else ()
     log_path = log_dir / f"{node or 'default'}.log"
     with log_path.open("ab") as log:
+        offset = log.tell()
         process = subprocess.Popen(
             [CADENZA, command, "--db", database_url, *extra, *args],
             stdout=log,
@@ -45,15 +46,15 @@ def start_worker(
             env=node_env(database_url, **named, **(WORKER_ENV | env)),
         )
     if command == "serve":
-        _until_serving(process, log_path)
+        _until_serving(process, log_path, offset)
     return process
 
 
-def _until_serving(process: subprocess.Popen[bytes], log_path: Path) -> None:
+def _until_serving(process: subprocess.Popen[bytes], log_path: Path, offset: int) -> None:
     """Wait for `serve`'s banner (printed once its engine process runs): its three processes
     take longer to start than a worker's one, and the tests' bounds count from the start."""
     deadline = time.monotonic() + SERVE_START_TIMEOUT_S
-    while b"\nserving " not in b"\n" + log_path.read_bytes():
+    while b"\nserving " not in b"\n" + log_path.read_bytes()[offset:]:
         assert process.poll() is None, log_path.read_text(errors="replace")
         assert time.monotonic() < deadline, log_path.read_text(errors="replace")
         time.sleep(0.1)
