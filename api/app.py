@@ -27,6 +27,7 @@ from api.routes import (
     rule_runs,
     rules,
     runs,
+    secrets,
     tenant,
     test_run,
     webhooks,
@@ -69,7 +70,18 @@ def create_app(
     app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
     problems.install(app)
     app.include_router(operations.router)
-    tenant_scoped = (preview, test_run, rules, rule_runs, rule_insight, actions, runs, events, data)
+    tenant_scoped = (
+        preview,
+        test_run,
+        rules,
+        rule_runs,
+        rule_insight,
+        actions,
+        runs,
+        events,
+        data,
+        secrets,
+    )
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.backoff import Backoff
+from engine.script_secrets import ScriptSecrets
 from engine.store.faults import is_unavailable
 from engine.unrecorded import UnrecordedWrites
 from sandbox import clean_json
@@ -53,8 +54,11 @@ class BufferedHost:
         tenant_id: str,
         unrecorded: UnrecordedWrites | None = None,
         patience_s: float = 5.0,
+        secrets: ScriptSecrets | None = None,
     ) -> None:
         self._db = db
+        #: The tenant's secrets as this run sees them (None: the run may read none).
+        self.secrets = secrets or ScriptSecrets(db, None, tenant_id)
         self._tenant_id = tenant_id
         self._unrecorded = unrecorded or UnrecordedWrites()
         #: How long a read waits for an unreachable database (the run's time limit).
@@ -131,6 +135,9 @@ class BufferedHost:
             if key.startswith(prefix):
                 (keys.discard if write == Put(DELETED) else keys.add)(key)
         return sorted(keys)[:MAX_KEYS]
+
+    async def secret_get(self, name: str) -> str | None:
+        return await self.secrets.get(name)
 
     async def _base(self, key: str) -> Any:
         if key not in self._bases:

@@ -23,6 +23,7 @@ from engine.host import BufferedHost
 from engine.logs import action_ids
 from engine.occurrences import occurrence_id
 from engine.policies import retry_delay
+from engine.script_secrets import ScriptSecrets
 from engine.unrecorded import UnrecordedWrites
 from sandbox import (
     Limits,
@@ -34,6 +35,7 @@ from sandbox import (
     clean_outcome,
 )
 from tenants.quotas import TenantProfile
+from tenants.secret_box import SecretBox
 
 log = logging.getLogger("cadenza.engine")
 MIB = 1024 * 1024
@@ -95,6 +97,8 @@ class RunEnv:
     db: AsyncEngine
     clock: Clock
     node: str
+    #: Opens the tenants' script secrets (None: scripts on this node can read none).
+    secrets: SecretBox | None = None
 
 
 async def execute(
@@ -105,7 +109,8 @@ async def execute(
     action = claimed.action
     runtime = str(_pick(action, "runtime"))
     limits = limits_for(action, profile)
-    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s)
+    secrets = ScriptSecrets(env.db, env.secrets, action["tenant_id"])
+    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s, secrets)
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
@@ -116,9 +121,8 @@ async def execute(
         log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
-    return _completion(
-        claimed, runtime, node, clean_outcome(outcome), host, started_at, finished_at
-    )
+    outcome = secrets.redactor().outcome(clean_outcome(outcome))
+    return _completion(claimed, runtime, node, outcome, host, started_at, finished_at)
 
 
 def _completion(
@@ -150,7 +154,7 @@ def _completion(
         reason=reason,
         due_at=due_at,
         run=run,
-        kv=host.changes() if ok else None,
+        kv=host.secrets.redactor().kv(host.changes()) if ok else None,
         events=events,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),
         trace=trace,

@@ -14,6 +14,7 @@ from engine.deps import Deps
 from engine.host import BufferedHost
 from engine.records import RuleSpec
 from engine.runner import MIB
+from engine.script_secrets import ScriptSecrets
 from engine.validation import check_fields, check_quotas
 from sandbox import Limits, Outcome, ScriptContext, clean_outcome
 
@@ -59,7 +60,9 @@ async def test_run(
         params=params,
         occurrence_id=f"test-run:{now.isoformat()}",
     )
-    host = BufferedHost(deps.db, tenant_id)
+    secrets = ScriptSecrets(deps.db, deps.secrets, tenant_id)
+    host = BufferedHost(deps.db, tenant_id, secrets=secrets)
     limits = Limits(timeout_s=timeout_ms / 1000, memory_bytes=memory_mb * MIB)
     outcome = await deps.sandbox.runtime(runtime).run(code, context, limits, host)
-    return TrialResult(clean_outcome(outcome), host.preview())
+    redactor = secrets.redactor()
+    return TrialResult(redactor.outcome(clean_outcome(outcome)), redactor.json(host.preview()))

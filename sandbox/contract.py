@@ -115,6 +115,10 @@ class HostApi(Protocol):
     async def kv_set_if(self, key: str, expected: Any, value: Any) -> bool:
         """Set the key to `value` if it holds `expected` (None: absent); whether it did."""
 
+    async def secret_get(self, name: str) -> str | None:
+        """The value of the tenant's secret `name` (None: no such secret). The engine takes
+        every value it gave out of what the run leaves behind."""
+
 
 @dataclass(frozen=True)
 class Event:

@@ -1,6 +1,7 @@
 """The engine side of every host-API call, shared by all runtimes.
 
-Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if` and `emit` arrive here
+Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if`, `emit` and
+`secrets.get` arrive here
 as an operation name and JSON-decoded arguments, and its log lines as text. This is where they
 are checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees
 them, so a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every
@@ -17,6 +18,7 @@ from sandbox.contract import Event, HostApi, Limits, OutcomeStatus
 from sandbox.text import clean_json, clean_text
 
 EVENT_TYPE_BYTES = 64
+SECRET_NAME_CHARS = 64
 #: Room in a call's frame for the operation's name and the JSON around its arguments.
 _CALL_ENVELOPE_BYTES = 512
 
@@ -144,6 +146,13 @@ class HostSession:
         value = exact_json(payload, self._limits.value_bytes, "event payload")
         self.events.append(Event(type=str.__str__(type_), payload=value))
 
+    async def _secret_get(self, name: Any) -> str | None:
+        if type(name) is not str or not 0 < len(name) <= SECRET_NAME_CHARS:
+            raise HostCallRefused(
+                f"a secret name must be a str of 1..{SECRET_NAME_CHARS} characters"
+            )
+        return await self._host.secret_get(name)
+
     async def _refused(self, reason: Any) -> None:
         """A call the worker refused itself (a bad pointer, text that is not UTF-8): it
         counts as a call, and its reason is logged."""
@@ -171,6 +180,7 @@ _OPERATIONS = {
     "kv_incr": HostSession._kv_incr,
     "kv_set_if": HostSession._kv_set_if,
     "emit": HostSession._emit,
+    "secret_get": HostSession._secret_get,
     "refused": HostSession._refused,
 }
 _ARITY = {
@@ -181,5 +191,6 @@ _ARITY = {
     "kv_incr": 2,
     "kv_set_if": 3,
     "emit": 2,
+    "secret_get": 1,
     "refused": 1,
 }

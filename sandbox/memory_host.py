@@ -7,10 +7,17 @@ from typing import Any
 
 
 class MemoryHost:
-    """One tenant's kv in a dict; `kv` shows what the script left behind."""
+    """One tenant's kv in a dict; `kv` shows what the script left behind; `secrets` are
+    handed out as they are (nothing here is recorded, so nothing is redacted)."""
 
-    def __init__(self, kv: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, kv: dict[str, Any] | None = None, secrets: dict[str, str] | None = None
+    ) -> None:
         self.kv: dict[str, Any] = copy.deepcopy(kv) if kv else {}
+        self.secrets: dict[str, str] = dict(secrets or {})
+
+    async def secret_get(self, name: str) -> str | None:
+        return self.secrets.get(name)
 
     async def kv_get(self, key: str) -> Any | None:
         return copy.deepcopy(self.kv.get(key))

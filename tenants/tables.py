@@ -96,8 +96,17 @@ tenant_secrets = Table(
     Column("hint", String(20), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
     Column("retires_at", UtcDateTime),
+    # A script secret's name (`tenants.tenant_secrets`); None for the webhook signing secrets.
+    Column("name", String(64)),
 )
 Index("ix_tenant_secrets_tenant_id_purpose", tenant_secrets.c.tenant_id, tenant_secrets.c.purpose)
+Index(
+    "ux_tenant_secrets_tenant_id_purpose_name",
+    tenant_secrets.c.tenant_id,
+    tenant_secrets.c.purpose,
+    tenant_secrets.c.name,
+    unique=True,
+)
 
 # Which node runs which tenant's loop: a lease renewed by its holder, taken over when expired.
 tenant_leases = Table(

@@ -47,6 +47,7 @@ _KV_OPS = {
     "keys": "kv_keys",
     "incr": "kv_incr",
     "set_if": "kv_set_if",
+    "secret": "secret_get",
 }
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 

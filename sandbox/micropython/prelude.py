@@ -25,7 +25,7 @@ run) and parses JSON slowly (~750 fuel a character), so a run does little of eit
 A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
 `__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
 operations `get`, `set`, `delete`, `keys`,
-`incr`, `set_if`). Answers are JSON: `[value]`, or the refusal's
+`incr`, `set_if`, and `ctx.secrets.get` is `secret`). Answers are JSON: `[value]`, or the refusal's
 message as a string, or `1` when the answer did not fit the room offered and must be fetched
 with `__again`. `print` is routed over the same channel (WASI stdout is not connected at all),
 so output is capped as it is written.
@@ -121,7 +121,13 @@ def values():
         def set_if(self, key, expected, value):
             return call("set_if", key, expected, value)
 
+    class secrets:
+        def get(self, key, value=None):
+            found = call("secret", key)
+            return value if found is None else found
+
     found = call("__context")
+    found["secrets"] = secrets()
     rule = X()
     rule._ = found["rule"]
     found["rule"] = rule

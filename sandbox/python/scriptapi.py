@@ -1,4 +1,4 @@
-"""The objects a python script sees: `ctx`, `ctx.kv`, `ctx.rule` and `HostError`.
+"""The objects a python script sees: `ctx`, `ctx.kv`, `ctx.secrets`, `ctx.rule`, `HostError`.
 
 They live in the worker. Each exposes only its documented methods (no public attributes
 beyond them; underscore names are unreachable from RestrictedPython code) and sends every
@@ -46,6 +46,19 @@ class Kv:
         return bool(self._call("kv_set_if", [key, expected, value]))
 
 
+class Secrets:
+    """`ctx.secrets`: the tenant's secrets, by name (set through the API, never shown there)."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        value = self._call("secret_get", [name])
+        return default if value is None else str(value)
+
+
 class Rule:
     """`ctx.rule`: the rule being run (`id` and `name`, either may be None)."""
 
@@ -59,7 +72,16 @@ class Rule:
 class Ctx:
     """`ctx`: what `main(ctx)` receives."""
 
-    __slots__ = ("_call", "attempt", "kv", "occurrence_id", "params", "rule", "scheduled_at")
+    __slots__ = (
+        "_call",
+        "attempt",
+        "kv",
+        "occurrence_id",
+        "params",
+        "rule",
+        "scheduled_at",
+        "secrets",
+    )
 
     def __init__(self, context: dict[str, Any], call: Call) -> None:
         self._call = call
@@ -69,6 +91,7 @@ class Ctx:
         self.params: dict[str, Any] = context["params"]
         self.occurrence_id: str = context["occurrence_id"]
         self.kv = Kv(call)
+        self.secrets = Secrets(call)
 
     def emit(self, type: str, payload: Any = None) -> None:
         self._call("emit", [type, payload])

@@ -57,6 +57,7 @@ RECORDS: dict[str, type[BaseModel]] = {
     "WebhookPublic": cadenza_client.Webhook,
     "SecretCreated": cadenza_client.models.tenants.WebhookSecret,
     "ItemPublic": cadenza_client.Item,
+    "SecretPublic": cadenza_client.models.tenants.Secret,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -68,6 +69,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "WebhookUpdate": ("webhook", "set"),
     "SecretRotate": ("webhook", "rotate_secret"),
     "ItemPut": ("kv", "put"),
+    "SecretPut": ("secrets", "put"),
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
 }

@@ -117,3 +117,10 @@ class Item(Record):
     key: str
     value: Any = Field(description="Any JSON value.")
     updated_at: datetime
+
+
+class Secret(Record):
+    """One of the tenant's script secrets: its name, never its value."""
+
+    name: str
+    updated_at: datetime = Field(description="When the value was last set.")
