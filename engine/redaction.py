@@ -23,12 +23,14 @@ from dataclasses import replace
 from typing import Any
 
 from sandbox import Outcome, map_json, map_outcome
+from sandbox.outcomes import TRUNCATION_MARKER
 from tenants.kv import DELETED
 from tenants.kv_changes import KvChanges, KvWrite, Put
+from tenants.tenant_secrets import REDACTED
 
-#: What a secret's value is replaced with: no longer than the shortest value a secret may have
-#: (`tenants.tenant_secrets.MIN_VALUE_CHARS`), so redacting never makes text longer.
-MARKER = "[secret]"
+MARKER = REDACTED
+#: The sandbox's note at the end of output it cut at its size limit.
+_CUT_NOTE = re.compile(re.escape(TRUNCATION_MARKER).replace(r"\{limit\}", r"\d+") + r"\Z")
 #: The shortest cut-off start of a value that is taken from the end of cut output.
 MIN_TAIL_CHARS = 3
 
@@ -49,12 +51,15 @@ class Redactor:
         return text if self._pattern is None else self._pattern.sub(MARKER, text)
 
     def cut_text(self, text: str) -> str:
-        """`text` redacted, and a value's start at its very end too (output cut at a limit)."""
+        """`text` redacted, and a value's start at its very end too, or just before the note
+        that says the output was cut there."""
         text = self.text(text)
+        note = _CUT_NOTE.search(text)
+        body, tail = (text[: note.start()], note.group()) if note else (text, "")
         for value in self._values:
             for size in range(len(value) - 1, MIN_TAIL_CHARS - 1, -1):
-                if text.endswith(value[:size]):
-                    return text[:-size] + MARKER
+                if body.endswith(value[:size]):
+                    return body[:-size] + MARKER + tail
         return text
 
     def outcome(self, outcome: Outcome) -> Outcome:

@@ -49,7 +49,6 @@ def context_of(tenant_id: str, purpose: SecretPurpose, name: str | None = None) 
     return f"{tenant_id}/{purpose}" if name is None else f"{tenant_id}/{purpose}/{name}"
 
 
-
 async def add(
     conn: AsyncConnection,
     box: SecretBox,

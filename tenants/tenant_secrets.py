@@ -28,6 +28,9 @@ NAME_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_.-]{0,63}")
 MIN_VALUE_CHARS = 8
 MAX_VALUE_BYTES = 4096
 MAX_SECRETS = 100
+#: What a secret's value becomes in a run's output (`engine.redaction`): as long as the
+#: shortest value, so redacting a whole value never lengthens text; no value may be it.
+REDACTED = "[secret]"
 _SCRIPT = str(SecretPurpose.SCRIPT)
 
 
@@ -61,6 +64,8 @@ def check_value(name: str, value: str) -> str:
             f"secret {name!r}: the value must be at least {MIN_VALUE_CHARS} characters, so "
             "that it can be redacted from a run's output without mangling it"
         )
+    if value == REDACTED:
+        raise InvalidInput(f"secret {name!r}: the value cannot be {REDACTED!r}, the redaction mark")
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:

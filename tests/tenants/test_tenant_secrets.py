@@ -59,7 +59,7 @@ async def test_a_sealed_value_copied_to_another_name_does_not_open(db: AsyncEngi
     async with db.begin() as conn:
         await tenant_secrets.put(conn, box, a, "stripe", VALUE, NOW)
         await tenant_secrets.put(conn, box, a, "slack", "xoxb-00000000", NOW)
-        stripe = (await conn.execute(select(table.c.sealed).where(table.c.name == "stripe")))
+        stripe = await conn.execute(select(table.c.sealed).where(table.c.name == "stripe"))
         await conn.execute(
             update(table).where(table.c.name == "slack").values(sealed=stripe.scalar_one())
         )
@@ -77,6 +77,7 @@ async def test_a_sealed_value_copied_to_another_name_does_not_open(db: AsyncEngi
         ("short", "1234567", "at least 8"),  # too short to redact
         ("nul", "abcdefgh\x00", "without NUL"),
         ("big", "x" * 4097, "at most 4096"),
+        ("marker", "[secret]", "redaction mark"),
     ],
 )
 async def test_bad_names_and_values_are_refused_and_change_nothing(
