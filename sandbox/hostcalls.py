@@ -12,6 +12,7 @@ sized and counted before it was parsed (`sandbox.conversation`), with the bounds
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sandbox.contract import Event, HostApi, Limits, OutcomeStatus
@@ -172,7 +173,7 @@ def _arity(op: str, args: list[Any], count: int) -> list[Any]:
     return args
 
 
-_OPERATIONS = {
+_OPERATIONS: dict[str, Callable[..., Awaitable[Any]]] = {
     "kv_get": HostSession._kv_get,
     "kv_set": HostSession._kv_set,
     "kv_delete": HostSession._kv_delete,

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from tenants.errors import InvalidInput
@@ -73,7 +73,7 @@ def check_value(name: str, value: str) -> str:
     return value
 
 
-def _mine(tenant_id: str) -> object:
+def _mine(tenant_id: str) -> ColumnElement[bool]:
     return (tenant_secrets.c.tenant_id == tenant_id) & (tenant_secrets.c.purpose == _SCRIPT)
 
 

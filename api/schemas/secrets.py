@@ -23,4 +23,3 @@ class SecretPut(Input):
 class SecretPublic(Public):
     name: str = Field(max_length=64)
     updated_at: datetime = Field(description="When the value was last set.")
-
