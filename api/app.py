@@ -36,7 +36,7 @@ from api.schemas.problems import problem_docs
 from api.settings import Settings
 from api.static import mount_ui
 from api.tracing import RequestTracing
-from engine.config import EngineConfig
+from engine.config import EngineConfig, HttpPolicy
 from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
@@ -112,4 +112,15 @@ def engine_config(settings: Settings) -> EngineConfig:
         retention_ok_days=settings.retention_ok_days,
         retention_failed_days=settings.retention_failed_days,
         allow_private_webhooks=settings.allow_private_webhooks,
+        http=http_policy(settings),
+    )
+
+
+def http_policy(settings: Settings) -> HttpPolicy:
+    """The operator's bounds on scripts' HTTP requests."""
+    return HttpPolicy(
+        schemes=frozenset(settings.http_schemes.split(",")),
+        allow_private=settings.http_allow_private,
+        max_calls_per_run=settings.http_max_calls_per_run,
+        max_response_bytes=settings.http_max_response_bytes,
     )

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.backoff import Backoff
+from engine.outbound_http import OutboundHttp
 from engine.script_secrets import ScriptSecrets
 from engine.store.faults import is_unavailable
 from engine.unrecorded import UnrecordedWrites
@@ -55,10 +56,13 @@ class BufferedHost:
         unrecorded: UnrecordedWrites | None = None,
         patience_s: float = 5.0,
         secrets: ScriptSecrets | None = None,
+        http: OutboundHttp | None = None,
     ) -> None:
         self._db = db
         #: The tenant's secrets as this run sees them (None: the run may read none).
         self.secrets = secrets or ScriptSecrets(db, None, tenant_id)
+        #: The run's outbound HTTP (None: the run may make none).
+        self.http = http
         self._tenant_id = tenant_id
         self._unrecorded = unrecorded or UnrecordedWrites()
         #: How long a read waits for an unreachable database (the run's time limit).
@@ -138,6 +142,18 @@ class BufferedHost:
 
     async def secret_get(self, name: str) -> str | None:
         return await self.secrets.get(name)
+
+    async def http_request(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> dict[str, Any]:
+        if self.http is None:
+            raise ValueError("HTTP requests are not available to this run")
+        return await self.http.request(method, url, headers, body)
+
+    def call_records(self) -> list[dict[str, Any]] | None:
+        """The run's outbound calls as recorded on it (None: it made none)."""
+        records = [] if self.http is None else [r.to_json() for r in self.http.records]
+        return records or None
 
     async def _base(self, key: str) -> Any:
         if key not in self._bases:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -19,9 +20,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine import tracing
 from engine.clock import Clock
 from engine.completion import Completion
+from engine.config import HttpPolicy
 from engine.host import BufferedHost
 from engine.logs import action_ids
 from engine.occurrences import occurrence_id
+from engine.outbound_http import OutboundHttp
 from engine.policies import retry_delay
 from engine.script_secrets import ScriptSecrets
 from engine.unrecorded import UnrecordedWrites
@@ -99,6 +102,8 @@ class RunEnv:
     node: str
     #: Opens the tenants' script secrets (None: scripts on this node can read none).
     secrets: SecretBox | None = None
+    #: The operator's bounds on scripts' HTTP requests.
+    http: HttpPolicy = field(default_factory=HttpPolicy)
 
 
 async def execute(
@@ -109,14 +114,21 @@ async def execute(
     action = claimed.action
     runtime = str(_pick(action, "runtime"))
     limits = limits_for(action, profile)
+    context = context_for(claimed)
     secrets = ScriptSecrets(env.db, env.secrets, action["tenant_id"])
-    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s, secrets)
+    http = OutboundHttp(
+        env.db,
+        action["tenant_id"],
+        env.http,
+        secrets,
+        context.occurrence_id,
+        time.monotonic() + limits.timeout_s,
+    )
+    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s, secrets, http)
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
-        outcome = await sandbox.runtime(runtime).run(
-            _pick(action, "code"), context_for(claimed), limits, host
-        )
+        outcome = await sandbox.runtime(runtime).run(_pick(action, "code"), context, limits, host)
     except SandboxError as exc:
         log.error("sandbox failed on action %s: %s", action["id"], exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
@@ -145,6 +157,7 @@ def _completion(
     trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
     run = _run_row(claimed, runtime, node, outcome, started_at, finished_at)
     run["trace_id"] = trace.trace_id if trace is not None else None
+    run["calls"] = host.call_records()
     if not ok:
         _log_failure(claimed, outcome.status, status, run["trace_id"])
     completion = Completion(

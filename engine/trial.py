@@ -7,11 +7,13 @@ in the run's buffer and are returned, never applied; no action or run is recorde
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from engine.deps import Deps
 from engine.host import BufferedHost
+from engine.outbound_http import OutboundHttp
 from engine.records import RuleSpec
 from engine.runner import MIB
 from engine.script_secrets import ScriptSecrets
@@ -60,9 +62,13 @@ async def test_run(
         params=params,
         occurrence_id=f"test-run:{now.isoformat()}",
     )
-    secrets = ScriptSecrets(deps.db, deps.secrets, tenant_id)
-    host = BufferedHost(deps.db, tenant_id, secrets=secrets)
     limits = Limits(timeout_s=timeout_ms / 1000, memory_bytes=memory_mb * MIB)
+    secrets = ScriptSecrets(deps.db, deps.secrets, tenant_id)
+    deadline = time.monotonic() + limits.timeout_s
+    http = OutboundHttp(
+        deps.db, tenant_id, deps.config.http, secrets, context.occurrence_id, deadline
+    )
+    host = BufferedHost(deps.db, tenant_id, secrets=secrets, http=http)
     outcome = await deps.sandbox.runtime(runtime).run(code, context, limits, host)
     redactor = secrets.redactor()
     return TrialResult(redactor.outcome(clean_outcome(outcome)), redactor.json(host.preview()))

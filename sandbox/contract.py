@@ -119,6 +119,11 @@ class HostApi(Protocol):
         """The value of the tenant's secret `name` (None: no such secret). The engine takes
         every value it gave out of what the run leaves behind."""
 
+    async def http_request(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> dict[str, Any]:
+        """Make an HTTP request for the script: `{"status", "headers", "body"}`."""
+
 
 @dataclass(frozen=True)
 class Event:

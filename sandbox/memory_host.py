@@ -19,6 +19,11 @@ class MemoryHost:
     async def secret_get(self, name: str) -> str | None:
         return self.secrets.get(name)
 
+    async def http_request(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> dict[str, Any]:
+        raise ValueError("HTTP is made by the engine; a script run on its own has none")
+
     async def kv_get(self, key: str) -> Any | None:
         return copy.deepcopy(self.kv.get(key))
 

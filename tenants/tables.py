@@ -40,6 +40,8 @@ tenants = Table(
     Column("status", String(16), nullable=False, server_default="active"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("webhook_url", String(2000)),
+    # Origins the tenant's scripts may call with ctx.http (`tenants.http_allowlist`).
+    Column("http_allowlist", JSON),
     # Quotas: caps on what the tenant's rules may ask for.
     Column("max_rules", Integer, nullable=False, server_default="1000"),
     Column("max_concurrency", Integer, nullable=False, server_default="2"),

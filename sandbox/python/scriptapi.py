@@ -1,4 +1,4 @@
-"""The objects a python script sees: `ctx`, `ctx.kv`, `ctx.secrets`, `ctx.rule`, `HostError`.
+"""What a python script sees: `ctx`, `ctx.kv`, `ctx.secrets`, `ctx.http`, `ctx.rule`, `HostError`.
 
 They live in the worker. Each exposes only its documented methods (no public attributes
 beyond them; underscore names are unreachable from RestrictedPython code) and sends every
@@ -59,6 +59,25 @@ class Secrets:
         return default if value is None else str(value)
 
 
+class Http:
+    """`ctx.http`: HTTP requests, made by the engine to the origins the tenant allows."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+    ) -> dict[str, Any]:
+        """`{"status": int, "headers": {name: value}, "body": str}`; HostError if refused."""
+        return dict(self._call("http_request", [method, url, headers, body]))
+
+
 class Rule:
     """`ctx.rule`: the rule being run (`id` and `name`, either may be None)."""
 
@@ -75,6 +94,7 @@ class Ctx:
     __slots__ = (
         "_call",
         "attempt",
+        "http",
         "kv",
         "occurrence_id",
         "params",
@@ -92,6 +112,11 @@ class Ctx:
         self.occurrence_id: str = context["occurrence_id"]
         self.kv = Kv(call)
         self.secrets = Secrets(call)
+        self.http = Http(call)
+
+    def secret_ref(self, name: str) -> str:
+        """A header value the engine replaces with secret `name`, unseen by the script."""
+        return "{{secret:" + str(name) + "}}"
 
     def emit(self, type: str, payload: Any = None) -> None:
         self._call("emit", [type, payload])
