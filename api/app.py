@@ -20,6 +20,7 @@ from api.routes import (
     admin,
     data,
     events,
+    http_allowlist,
     keys,
     operations,
     preview,
@@ -81,6 +82,7 @@ def create_app(
         events,
         data,
         secrets,
+        http_allowlist,
     )
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -152,7 +153,7 @@ class BufferedHost:
 
     def call_records(self) -> list[dict[str, Any]] | None:
         """The run's outbound calls as recorded on it (None: it made none)."""
-        records = [] if self.http is None else [r.to_json() for r in self.http.records]
+        records = [] if self.http is None else [asdict(r) for r in self.http.records]
         return records or None
 
     async def _base(self, key: str) -> Any:

@@ -28,6 +28,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.config import HttpPolicy
+from engine.records import CallRecord
 from engine.script_secrets import ScriptSecrets
 from engine.webhook_http import Pinned, WebhookRefused, new_client, pin
 from tenants import http_allowlist
@@ -42,23 +43,6 @@ _SECRET_REF = re.compile(r"\{\{secret:([^{}]{1,64})\}\}")
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 #: Time kept back from the run's remaining time, to answer the script before its deadline.
 _MARGIN_S = 0.1
-
-
-@dataclass(frozen=True)
-class CallRecord:
-    """One outbound call of a run, as recorded on it (`runs.calls`)."""
-
-    kind: str
-    method: str
-    host: str
-    status: int | None
-    duration_ms: float
-    bytes_sent: int
-    bytes_received: int
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)

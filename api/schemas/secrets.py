@@ -1,4 +1,5 @@
-"""The tenant's script secrets: written, listed by name, never read back."""
+"""What a tenant lends its scripts: secrets (written, listed by name, never read back) and
+the origins `ctx.http` may call."""
 
 from __future__ import annotations
 
@@ -23,3 +24,19 @@ class SecretPut(Input):
 class SecretPublic(Public):
     name: str = Field(max_length=64)
     updated_at: datetime = Field(description="When the value was last set.")
+
+
+class HttpAllowListPut(Input):
+    entries: list[str] = Field(
+        max_length=50,
+        description="Origins scripts may call: scheme://host[:port]; a host may start with '*.'.",
+    )
+
+    model_config = {
+        "json_schema_extra": {"examples": [{"entries": ["https://api.frankfurter.app"]}]}
+    }
+
+
+class HttpAllowListPublic(Public):
+    entries: list[str] = Field(description="Normalised: scheme://host:port.")
+    schemes: list[str] = Field(description="The schemes the operator allows.")

@@ -58,6 +58,8 @@ RECORDS: dict[str, type[BaseModel]] = {
     "SecretCreated": cadenza_client.models.tenants.WebhookSecret,
     "ItemPublic": cadenza_client.Item,
     "SecretPublic": cadenza_client.models.tenants.Secret,
+    "HttpAllowListPublic": cadenza_client.models.tenants.HttpAllowList,
+    "RunCallPublic": cadenza_client.models.runs.RunCall,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -70,6 +72,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "SecretRotate": ("webhook", "rotate_secret"),
     "ItemPut": ("kv", "put"),
     "SecretPut": ("secrets", "put"),
+    "HttpAllowListPut": ("http_allowlist", "set"),
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
 }

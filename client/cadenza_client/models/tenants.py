@@ -124,3 +124,10 @@ class Secret(Record):
 
     name: str
     updated_at: datetime = Field(description="When the value was last set.")
+
+
+class HttpAllowList(Record):
+    """The origins the tenant's scripts may call with `ctx.http.request`."""
+
+    entries: tuple[str, ...] = Field(description="Normalised: scheme://host:port.")
+    schemes: tuple[str, ...] = Field(description="The schemes the operator allows.")

@@ -3,6 +3,7 @@ and the operator's tenants (`/v1/admin/tenants`, with the operator token as the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from cadenza_client.call import (
@@ -19,6 +20,7 @@ from cadenza_client.models.base import Page
 from cadenza_client.models.enums import Role
 from cadenza_client.models.tenants import (
     ApiKey,
+    HttpAllowList,
     Item,
     KeyCreated,
     QuotaChanges,
@@ -114,6 +116,20 @@ class Secrets(Resource[S]):
     def delete(route: Route, name: str) -> Call[None]:
         """Delete secret `name` (`NotFound` if there was none)."""
         return route.call(no_content, path={"name": key_path(name)})
+
+
+class Outbound(Resource[S]):
+    """The origins the tenant's scripts may call with `ctx.http.request`."""
+
+    @operation("GET", "/v1/http-allowlist")
+    def get(route: Route) -> Call[HttpAllowList]:
+        """The allow-list (empty: scripts may call nothing) and the operator's schemes."""
+        return route.call(reading(HttpAllowList))
+
+    @operation("PUT", "/v1/http-allowlist")
+    def set(route: Route, entries: Sequence[str]) -> Call[HttpAllowList]:
+        """Replace the allow-list (admin): origins `scheme://host[:port]`, `*.` allowed."""
+        return route.call(reading(HttpAllowList), body={"entries": list(entries)})
 
 
 class Data(Resource[S]):
