@@ -83,8 +83,9 @@ class OutboundHttp:
                 f"made more than {self._policy.max_calls_per_run} HTTP calls in one run"
             )
         index, started = len(self.records), time.monotonic()
-        host, status, received, error = httpx.URL(url).host, None, 0, None
+        host, status, received, error = "", None, 0, None
         try:
+            host = _parse(url).host
             sent = await self._headers(headers, index)
             answer = await self._follow(method.upper(), url, sent, body)
             status, received = answer.status, len(answer.body.encode())
@@ -123,17 +124,14 @@ class OutboundHttp:
             location = answer.headers.get("location")
             if answer.status not in _REDIRECTS or location is None:
                 return answer
-            url = str(httpx.URL(url).join(location))
+            url = _redirected(url, location)
             if answer.status == 303 or (answer.status < 303 and method == "POST"):
                 method, body = "GET", None
         raise ValueError(f"more than {self._policy.max_redirects} redirects")
 
     async def _checked(self, url: str) -> Pinned:
         """The URL pinned to its checked address, if the allow-list and the policy allow it."""
-        try:
-            parsed = httpx.URL(url)
-        except httpx.InvalidURL as exc:
-            raise ValueError(f"HTTP URL {url[:200]!r} is not valid: {exc}") from None
+        parsed = _parse(url)
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         allowed = parsed.scheme in self._policy.schemes and http_allowlist.allows(
             await self._entries(), parsed.scheme, parsed.host, port
@@ -196,3 +194,17 @@ class OutboundHttp:
         redact = self._secrets.redactor().text
         headers = {name: redact(value) for name, value in answer.headers.items()}
         return Answer(answer.status, headers, redact(answer.body))
+
+
+def _parse(url: str) -> httpx.URL:
+    try:
+        return httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ValueError(f"HTTP URL {url[:200]!r} is not valid: {exc}") from None
+
+
+def _redirected(url: str, location: str) -> str:
+    try:
+        return str(_parse(url).join(location))
+    except httpx.InvalidURL:
+        raise ValueError(f"redirected to an invalid URL {location[:200]!r}") from None
