@@ -7,10 +7,17 @@ import json
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+#: What `/carts` answers: open carts of a shop, one idle long enough to be reminded of.
+CARTS = [
+    {"id": "c1", "email": "ada@example.com", "idle_h": 30},
+    {"id": "c2", "email": "bob@example.com", "idle_h": 2},
+]
+
 
 class StandIn:
     """`/echo` answers the request as JSON; `/big?bytes=N` N bytes; `/redirect?to=URL` a 302;
-    `/rates` exchange rates. Each request is recorded as (method, path, headers, body)."""
+    `/rates` exchange rates; `/carts` open carts. Each request is recorded as (method, path,
+    headers, body)."""
 
     def __init__(self) -> None:
         self.received: list[tuple[str, str, dict[str, str], bytes]] = []
@@ -33,6 +40,8 @@ class StandIn:
             def _content(self, path: str, query: dict[str, str], body: bytes) -> bytes:
                 if path == "/big":
                     return b"x" * int(query["bytes"])
+                if path == "/carts":
+                    return json.dumps(CARTS).encode()
                 if path == "/rates":
                     return json.dumps({"base": "EUR", "rates": {"USD": 1.08, "CHF": 0.94}}).encode()
                 echo = {"method": self.command, "path": self.path, "headers": dict(self.headers)}

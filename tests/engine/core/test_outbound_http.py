@@ -4,65 +4,25 @@ script seeing them, and a stable idempotency key per occurrence and call index."
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from datetime import timedelta
 
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine
+from http_trials import LOOPBACK_ALLOWED, allow, trial
 from support.stand_in import StandIn
-from support.threaded_server import serving
 from waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig, HttpPolicy
-from engine.deps import Deps
 from engine.records import RuleSpec
 from engine.service import EngineService
-from engine.trial import test_run as trial_run
-from sandbox import RuntimeName, Sandbox, SandboxConfig
-from tenants import http_allowlist, tenant_secrets
-from tenants.secret_box import SecretBox
+from tenants import tenant_secrets
 
-LOOPBACK_ALLOWED = HttpPolicy(schemes=frozenset({"http"}), allow_private=True)
 PUBLIC_ONLY = HttpPolicy(schemes=frozenset({"http"}), allow_private=False)
 VALUE = "sk_test_51Hh2Xz9"
 
 
-@pytest.fixture
-def stand_in() -> Iterator[StandIn]:
-    server = StandIn()
-    with serving(server.server):
-        yield server
-
-
-@pytest.fixture
-async def sandbox() -> AsyncIterator[Sandbox]:
-    runtimes = (RuntimeName.PYTHON, RuntimeName.MICROPYTHON)
-    async with Sandbox(SandboxConfig(max_workers=2, runtimes=runtimes)) as box:
-        yield box
-
-
-async def _allow(db: AsyncEngine, tenant_id: str, *entries: str) -> None:
-    async with db.begin() as conn:
-        await http_allowlist.put(conn, tenant_id, entries, {"http"})
-
-
-async def _run(
-    db: AsyncEngine,
-    sandbox: Sandbox,
-    secret_box: SecretBox,
-    clock: ManualClock,
-    tenant_id: str,
-    code: str,
-    policy: HttpPolicy = LOOPBACK_ALLOWED,
-    runtime: str = "python",
-) -> object:
-    deps = Deps(db, sandbox, EngineConfig(http=policy), clock, lambda _: None, secret_box)
-    found = await trial_run(
-        deps, tenant_id, code=code, runtime=runtime, params={}, timeout_ms=5000, memory_mb=128
-    )
-    assert found.outcome.status == "ok", found.outcome.error
-    return found.outcome.result
+async def _run(*args: object, **kwargs: object) -> object:
+    return (await trial(*args, **kwargs)).outcome.result  # type: ignore[arg-type]
 
 
 def _attempts(urls: list[str], headers: str = "None") -> str:
@@ -80,9 +40,9 @@ def _attempts(urls: list[str], headers: str = "None") -> str:
 
 @pytest.mark.parametrize("runtime", ["python", "micropython"])
 async def test_an_allowed_call_carries_a_secret_the_script_never_sees_and_a_key_per_call(
-    db, sandbox, secret_box, clock, tenant_id, stand_in: StandIn, runtime: str
+    db, both_pythons, secret_box, clock, tenant_id, stand_in: StandIn, runtime: str
 ) -> None:
-    await _allow(db, tenant_id, stand_in.origin)
+    await allow(db, tenant_id, stand_in.origin)
     async with db.begin() as conn:
         await tenant_secrets.put(conn, secret_box, tenant_id, "stripe", VALUE, clock.now())
     code = (
@@ -93,7 +53,7 @@ async def test_an_allowed_call_carries_a_secret_the_script_never_sees_and_a_key_
         "    return [rates['status'], rates['body'], echo['body']]\n"
     )
     status, rates, echo = await _run(
-        db, sandbox, secret_box, clock, tenant_id, code, runtime=runtime
+        db, both_pythons, secret_box, clock, tenant_id, code, runtime=runtime
     )  # type: ignore[misc]
     assert status == 200 and '"USD": 1.08' in rates
     assert VALUE not in echo and "Bearer [secret]" in echo
@@ -104,7 +64,7 @@ async def test_an_allowed_call_carries_a_secret_the_script_never_sees_and_a_key_
 
 
 async def test_private_addresses_are_refused_however_they_are_spelt(
-    db, sandbox, secret_box, clock, tenant_id, stand_in: StandIn
+    db, both_pythons, secret_box, clock, tenant_id, stand_in: StandIn
 ) -> None:
     port = stand_in.port
     hosts = [
@@ -119,18 +79,18 @@ async def test_private_addresses_are_refused_however_they_are_spelt(
         "169.254.169.254",  # cloud metadata (link-local)
         "10.0.0.1",  # private
     ]
-    await _allow(db, tenant_id, *(f"http://{h}:{port}" for h in hosts))
+    await allow(db, tenant_id, *(f"http://{h}:{port}" for h in hosts))
     urls = [f"http://{h}:{port}/echo" for h in hosts]
     code = _attempts(urls)
-    answers = await _run(db, sandbox, secret_box, clock, tenant_id, code, PUBLIC_ONLY)
+    answers = await _run(db, both_pythons, secret_box, clock, tenant_id, code, PUBLIC_ONLY)
     assert all(isinstance(a, str) for a in answers), answers  # every one refused, none answered
     assert stand_in.received == []
 
 
 async def test_only_allowed_origins_are_called_and_redirects_are_checked_again(
-    db, sandbox, secret_box, clock, tenant_id, stand_in: StandIn
+    db, both_pythons, secret_box, clock, tenant_id, stand_in: StandIn
 ) -> None:
-    await _allow(db, tenant_id, stand_in.origin)
+    await allow(db, tenant_id, stand_in.origin)
     origin, other = stand_in.origin, f"http://localhost:{stand_in.port}"
     urls = [
         f"{origin}/redirect?to=/rates",  # onto the list: followed
@@ -138,7 +98,7 @@ async def test_only_allowed_origins_are_called_and_redirects_are_checked_again(
         f"{other}/echo",  # not on the list
         f"https://127.0.0.1:{stand_in.port}/echo",  # a scheme the operator does not allow
     ]
-    answers = await _run(db, sandbox, secret_box, clock, tenant_id, _attempts(urls))
+    answers = await _run(db, both_pythons, secret_box, clock, tenant_id, _attempts(urls))
     assert answers[0] == 200  # type: ignore[index]
     assert all("allow-list" in a for a in answers[1:3]), answers  # type: ignore[index]
     assert "allow-list" in answers[3]  # type: ignore[index]
@@ -147,9 +107,9 @@ async def test_only_allowed_origins_are_called_and_redirects_are_checked_again(
 
 
 async def test_large_answers_many_calls_and_reserved_headers_are_refused(
-    db, sandbox, secret_box, clock, tenant_id, stand_in: StandIn
+    db, both_pythons, secret_box, clock, tenant_id, stand_in: StandIn
 ) -> None:
-    await _allow(db, tenant_id, stand_in.origin)
+    await allow(db, tenant_id, stand_in.origin)
     policy = HttpPolicy(
         schemes=frozenset({"http"}),
         allow_private=True,
@@ -159,11 +119,16 @@ async def test_large_answers_many_calls_and_reserved_headers_are_refused(
     origin = stand_in.origin
     urls = [f"{origin}/big?bytes=9000", f"{origin}/big?bytes=20000", f"{origin}/rates"]
     urls += [f"{origin}/rates", f"{origin}/rates"]
-    answers = await _run(db, sandbox, secret_box, clock, tenant_id, _attempts(urls), policy)
+    answers = await _run(db, both_pythons, secret_box, clock, tenant_id, _attempts(urls), policy)
     assert answers[0] == 200 and "larger than 10000 bytes" in answers[1]  # type: ignore[index]
     assert answers[2:4] == [200, 200] and "more than 4 HTTP calls" in answers[4]  # type: ignore[index]
     host = await _run(
-        db, sandbox, secret_box, clock, tenant_id, _attempts([f"{origin}/echo"], "{'Host': 'evil'}")
+        db,
+        both_pythons,
+        secret_box,
+        clock,
+        tenant_id,
+        _attempts([f"{origin}/echo"], "{'Host': 'evil'}"),
     )
     assert "sets these headers itself" in host[0]  # type: ignore[index]
 
@@ -178,7 +143,7 @@ def engine_config() -> EngineConfig:
 async def test_a_retried_occurrence_presents_the_same_keys_and_its_calls_are_recorded(
     service: EngineService, db, tenant_id, clock: ManualClock, stand_in: StandIn
 ) -> None:
-    await _allow(db, tenant_id, stand_in.origin)
+    await allow(db, tenant_id, stand_in.origin)
     code = (
         "def main(ctx):\n"
         f"    ctx.http.request('GET', '{stand_in.origin}/rates')\n"
