@@ -4,6 +4,7 @@ a thread that records every request and answers by path."""
 from __future__ import annotations
 
 import json
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,11 +17,13 @@ CARTS = [
 
 class StandIn:
     """`/echo` answers the request as JSON; `/big?bytes=N` N bytes; `/redirect?to=URL` a 302;
-    `/rates` exchange rates; `/carts` open carts. Each request is recorded as (method, path,
-    headers, body)."""
+    `/rates` exchange rates; `/carts` open carts; `/hold` waits for `release`. Each request is
+    recorded as (method, path, headers, body) when it arrives."""
 
     def __init__(self) -> None:
         self.received: list[tuple[str, str, dict[str, str], bytes]] = []
+        #: `/hold` answers only once this is set (or after 30 s): a call in flight, to kill.
+        self.release = threading.Event()
         stand_in = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -30,6 +33,8 @@ class StandIn:
                 stand_in.received.append((self.command, self.path, dict(self.headers), body))
                 parts = urlsplit(self.path)
                 query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                if parts.path == "/hold":
+                    stand_in.release.wait(timeout=30)
                 if parts.path == "/redirect":
                     self.send_response(302)
                     self.send_header("Location", query["to"])
