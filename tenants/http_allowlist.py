@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, insert, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from tenants.errors import InvalidInput, NotFound
-from tenants.tables import tenants
+from tenants.errors import InvalidInput
+from tenants.tables import tenant_http_origins as origins
 
 MAX_ENTRIES = 50
 _ENTRY = re.compile(
@@ -60,8 +60,8 @@ def allows(entries: Sequence[str], scheme: str, host: str, port: int) -> bool:
 
 async def get(conn: AsyncConnection, tenant_id: str) -> list[str]:
     """The tenant's allow-list (normalised entries)."""
-    query = select(tenants.c.http_allowlist).where(tenants.c.id == tenant_id)
-    return list((await conn.execute(query)).scalar_one_or_none() or [])
+    query = select(origins.c.origin).where(origins.c.tenant_id == tenant_id)
+    return sorted((await conn.execute(query)).scalars())
 
 
 async def put(
@@ -71,7 +71,8 @@ async def put(
     if len(entries) > MAX_ENTRIES:
         raise InvalidInput(f"an HTTP allow-list holds at most {MAX_ENTRIES} entries")
     normalised = sorted({check_entry(entry, schemes) for entry in entries})
-    query = update(tenants).where(tenants.c.id == tenant_id).values(http_allowlist=normalised)
-    if not (await conn.execute(query)).rowcount:
-        raise NotFound(f"no tenant {tenant_id!r}")
+    await conn.execute(delete(origins).where(origins.c.tenant_id == tenant_id))
+    if normalised:
+        rows = [{"tenant_id": tenant_id, "origin": origin} for origin in normalised]
+        await conn.execute(insert(origins), rows)
     return normalised

@@ -40,8 +40,6 @@ tenants = Table(
     Column("status", String(16), nullable=False, server_default="active"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("webhook_url", String(2000)),
-    # Origins the tenant's scripts may call with ctx.http (`tenants.http_allowlist`).
-    Column("http_allowlist", JSON),
     # Quotas: caps on what the tenant's rules may ask for.
     Column("max_rules", Integer, nullable=False, server_default="1000"),
     Column("max_concurrency", Integer, nullable=False, server_default="2"),
@@ -110,6 +108,16 @@ Index(
     unique=True,
 )
 
+# Origins the tenant's scripts may call with ctx.http (`tenants.http_allowlist`), normalised.
+tenant_http_origins = Table(
+    "tenant_http_origins",
+    metadata,
+    Column(
+        "tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True, nullable=False
+    ),
+    Column("origin", String(300), primary_key=True, nullable=False),
+)
+
 # Which node runs which tenant's loop: a lease renewed by its holder, taken over when expired.
 tenant_leases = Table(
     "tenant_leases",
@@ -121,4 +129,13 @@ tenant_leases = Table(
 )
 Index("ix_tenant_leases_lease_until", tenant_leases.c.lease_until)
 
-__all__ = ["api_keys", "kv", "metadata", "tenant_leases", "tenant_secrets", "tenants", "usage"]
+__all__ = [
+    "api_keys",
+    "kv",
+    "metadata",
+    "tenant_http_origins",
+    "tenant_leases",
+    "tenant_secrets",
+    "tenants",
+    "usage",
+]
