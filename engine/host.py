@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.backoff import Backoff
+from engine.follow_ups import FollowUps
 from engine.outbound_http import OutboundHttp
 from engine.script_secrets import ScriptSecrets
 from engine.store.faults import is_unavailable
@@ -58,12 +59,15 @@ class BufferedHost:
         patience_s: float = 5.0,
         secrets: ScriptSecrets | None = None,
         http: OutboundHttp | None = None,
+        follow_ups: FollowUps | None = None,
     ) -> None:
         self._db = db
         #: The tenant's secrets as this run sees them (None: the run may read none).
         self.secrets = secrets or ScriptSecrets(db, None, tenant_id)
         #: The run's outbound HTTP (None: the run may make none).
         self.http = http
+        #: The actions the run planned (None: it may plan none).
+        self.follow_ups = follow_ups
         self._tenant_id = tenant_id
         self._unrecorded = unrecorded or UnrecordedWrites()
         #: How long a read waits for an unreachable database (the run's time limit).
@@ -150,6 +154,11 @@ class BufferedHost:
         if self.http is None:
             raise ValueError("HTTP requests are not available to this run")
         return await self.http.request(method, url, headers, body)
+
+    async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
+        if self.follow_ups is None:
+            raise ValueError("this run cannot schedule follow-ups")
+        return self.follow_ups.add(run_at, params, key)
 
     def call_records(self) -> list[dict[str, Any]] | None:
         """The run's outbound calls as recorded on it (None: it made none)."""

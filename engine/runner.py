@@ -21,6 +21,7 @@ from engine import tracing
 from engine.clock import Clock
 from engine.completion import Completion
 from engine.config import HttpPolicy
+from engine.follow_ups import FollowUps
 from engine.host import BufferedHost
 from engine.logs import action_ids
 from engine.occurrences import occurrence_id
@@ -124,7 +125,10 @@ async def execute(
         context.occurrence_id,
         time.monotonic() + limits.timeout_s,
     )
-    host = BufferedHost(env.db, action["tenant_id"], unrecorded, limits.timeout_s, secrets, http)
+    follow_ups = FollowUps(context.occurrence_id, env.clock.now())
+    host = BufferedHost(
+        env.db, action["tenant_id"], unrecorded, limits.timeout_s, secrets, http, follow_ups
+    )
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
@@ -171,6 +175,7 @@ def _completion(
         events=events,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),
         trace=trace,
+        follow_ups=tuple(host.follow_ups.planned) if ok and host.follow_ups else (),
     )
     if host.outage is not None and not ok:
         return completion.run_again(f"the database was unreachable during this run ({host.outage})")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.deps import Deps
+from engine.follow_ups import FollowUps
 from engine.host import BufferedHost
 from engine.outbound_http import OutboundHttp
 from engine.records import RuleSpec
@@ -68,7 +69,8 @@ async def test_run(
     http = OutboundHttp(
         deps.db, tenant_id, deps.config.http, secrets, context.occurrence_id, deadline
     )
-    host = BufferedHost(deps.db, tenant_id, secrets=secrets, http=http)
+    follow_ups = FollowUps(context.occurrence_id, now)  # checked, never saved
+    host = BufferedHost(deps.db, tenant_id, secrets=secrets, http=http, follow_ups=follow_ups)
     outcome = await deps.sandbox.runtime(runtime).run(code, context, limits, host)
     redactor = secrets.redactor()
     return TrialResult(redactor.outcome(clean_outcome(outcome)), redactor.json(host.preview()))

@@ -124,6 +124,10 @@ class HostApi(Protocol):
     ) -> dict[str, Any]:
         """Make an HTTP request for the script: `{"status", "headers", "body"}`."""
 
+    async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
+        """Plan a one-off action of the tenant at `run_at` (ISO 8601 with an offset), committed
+        with the run's effects; its key."""
+
 
 @dataclass(frozen=True)
 class Event:

@@ -1,7 +1,7 @@
 """The engine side of every host-API call, shared by all runtimes.
 
 Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if`, `emit` and
-`secrets.get` and `http.request` arrive here
+`secrets.get`, `http.request` and `schedule` arrive here
 as an operation name and JSON-decoded arguments, and its log lines as text. This is where they
 are checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees
 them, so a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every
@@ -178,6 +178,14 @@ class HostSession:
             raise HostCallRefused("http.request body must be a str or None (json.dumps a value)")
         return await self._host.http_request(method, url, headers, body)
 
+    async def _schedule(self, run_at: Any, params: Any, key: Any) -> str:
+        if type(run_at) is not str or len(run_at) > 64:
+            raise HostCallRefused("schedule: run_at must be ISO 8601 text with an offset")
+        if key is not None and type(key) is not str:
+            raise HostCallRefused("schedule: key must be a str or None")
+        params = exact_json(params, self._limits.value_bytes, "schedule params")
+        return await self._host.schedule(run_at, params, key)
+
     async def _refused(self, reason: Any) -> None:
         """A call the worker refused itself (a bad pointer, text that is not UTF-8): it
         counts as a call, and its reason is logged."""
@@ -207,6 +215,7 @@ _OPERATIONS: dict[str, Callable[..., Awaitable[Any]]] = {
     "emit": HostSession._emit,
     "secret_get": HostSession._secret_get,
     "http_request": HostSession._http_request,
+    "schedule": HostSession._schedule,
     "refused": HostSession._refused,
 }
 _ARITY = {
@@ -219,5 +228,6 @@ _ARITY = {
     "emit": 2,
     "secret_get": 1,
     "http_request": 4,
+    "schedule": 3,
     "refused": 1,
 }

@@ -114,6 +114,12 @@ class Ctx:
         self.secrets = Secrets(call)
         self.http = Http(call)
 
+    def schedule(self, run_at: Any, params: Any = None, key: str | None = None) -> str:
+        """Plan a one-off of this rule at `run_at` (ISO 8601 text with an offset, or an aware
+        datetime), committed with the run's effects; returns its key."""
+        text = run_at.isoformat() if hasattr(run_at, "isoformat") else run_at
+        return str(self._call("schedule", [text, params, key]))
+
     def secret_ref(self, name: str) -> str:
         """A header value the engine replaces with secret `name`, unseen by the script."""
         return "{{secret:" + str(name) + "}}"

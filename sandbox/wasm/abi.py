@@ -136,6 +136,14 @@ def http_request(caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int, op: i
     return _give(caller, run.host_call("http_request", fields), op, oc)
 
 
+def schedule(caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int) -> int:
+    request = _json(caller, rp, rl, run.limits.value_bytes + 1024)
+    if not isinstance(request, dict):
+        raise HostCallRefused('a follow-up is a JSON object {"run_at", "params", "key"}')
+    run.host_call("schedule", [request.get(name) for name in ("run_at", "params", "key")])
+    return 0
+
+
 def emit(caller: wasmtime.Caller, run: GuestRun, tp: int, tl: int, pp: int, pl: int) -> int:
     event_type = _text(caller, tp, tl, run.limits.key_bytes)
     run.host_call("emit", [event_type, _json(caller, pp, pl, run.limits.value_bytes)])
@@ -181,6 +189,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., int], int]] = {
     "kv_set_if": (kv_set_if, 6),
     "secret_get": (secret_get, 4),
     "http_request": (http_request, 4),
+    "schedule": (schedule, 2),
     "emit": (emit, 4),
     "log": (log, 2),
     "print": (print_, 2),
