@@ -20,6 +20,7 @@ from api.routes import (
     admin,
     data,
     events,
+    http_allowlist,
     keys,
     operations,
     preview,
@@ -27,6 +28,7 @@ from api.routes import (
     rule_runs,
     rules,
     runs,
+    secrets,
     tenant,
     test_run,
     webhooks,
@@ -35,7 +37,7 @@ from api.schemas.problems import problem_docs
 from api.settings import Settings
 from api.static import mount_ui
 from api.tracing import RequestTracing
-from engine.config import EngineConfig
+from engine.config import EngineConfig, HttpPolicy
 from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
@@ -73,7 +75,19 @@ def create_app(
     app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
     problems.install(app)
     app.include_router(operations.router)
-    tenant_scoped = (preview, test_run, rules, rule_runs, rule_insight, actions, runs, events, data)
+    tenant_scoped = (
+        preview,
+        test_run,
+        rules,
+        rule_runs,
+        rule_insight,
+        actions,
+        runs,
+        events,
+        data,
+        secrets,
+        http_allowlist,
+    )
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)
@@ -105,4 +119,15 @@ def engine_config(settings: Settings) -> EngineConfig:
         retention_ok_days=settings.retention_ok_days,
         retention_failed_days=settings.retention_failed_days,
         allow_private_webhooks=settings.allow_private_webhooks,
+        http=http_policy(settings),
+    )
+
+
+def http_policy(settings: Settings) -> HttpPolicy:
+    """The operator's bounds on scripts' HTTP requests."""
+    return HttpPolicy(
+        schemes=frozenset(settings.http_schemes.split(",")),
+        allow_private=settings.http_allow_private,
+        max_calls_per_run=settings.http_max_calls_per_run,
+        max_response_bytes=settings.http_max_response_bytes,
     )

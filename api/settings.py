@@ -65,6 +65,18 @@ class Settings(BaseSettings):
     allow_private_webhooks: bool = Field(
         False, description="Allow webhook URLs on loopback/private addresses."
     )
+    http_schemes: str = Field(
+        "https",
+        pattern=r"^(https?)(,https?)?$",
+        description="Schemes tenants may allow scripts to call with ctx.http (e.g. https,http).",
+    )
+    http_allow_private: bool = Field(
+        False, description="Let ctx.http reach loopback/private/link-local addresses."
+    )
+    http_max_calls_per_run: int = Field(20, ge=1, le=1000, description="ctx.http calls a run.")
+    http_max_response_bytes: int = Field(
+        60 * 1024, ge=1024, le=60 * 1024, description="Largest response body ctx.http returns."
+    )
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest request body.")
     secret_keys: str | None = Field(
         None, description="Operator keys sealing stored secrets, comma-separated, newest first."

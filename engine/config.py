@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class HttpPolicy:
+    """The operator's bounds on scripts' HTTP requests (`ctx.http`), above every tenant's
+    allow-list."""
+
+    #: Schemes a tenant may put on its allow-list.
+    schemes: frozenset[str] = frozenset({"https"})
+    #: Allow hosts that resolve to loopback, private, link-local or other non-public addresses.
+    allow_private: bool = False
+    max_calls_per_run: int = 20
+    #: Largest response body a script receives (the rest is refused, not cut).
+    max_response_bytes: int = 60 * 1024
+    max_redirects: int = 3
 
 
 @dataclass(frozen=True)
@@ -49,3 +64,5 @@ class EngineConfig:
     webhook_timeout_s: float = 10.0
     #: Whether this node takes tenant leases (several nodes on one PostgreSQL).
     use_tenant_leases: bool = True
+    #: Scripts' outbound HTTP (`ctx.http.request`).
+    http: HttpPolicy = field(default_factory=HttpPolicy)

@@ -14,7 +14,7 @@ from sandbox.contract import (
 )
 from sandbox.errors import SandboxError, ScriptRejected
 from sandbox.manager import Runtime, Sandbox, SandboxConfig
-from sandbox.text import clean_json, clean_outcome, clean_text
+from sandbox.text import clean_json, clean_outcome, clean_text, map_json, map_outcome
 
 __all__ = [
     "Event",
@@ -32,4 +32,6 @@ __all__ = [
     "clean_json",
     "clean_outcome",
     "clean_text",
+    "map_json",
+    "map_outcome",
 ]

@@ -115,6 +115,19 @@ class HostApi(Protocol):
     async def kv_set_if(self, key: str, expected: Any, value: Any) -> bool:
         """Set the key to `value` if it holds `expected` (None: absent); whether it did."""
 
+    async def secret_get(self, name: str) -> str | None:
+        """The value of the tenant's secret `name` (None: no such secret). The engine takes
+        every value it gave out of what the run leaves behind."""
+
+    async def http_request(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> dict[str, Any]:
+        """Make an HTTP request for the script: `{"status", "headers", "body"}`."""
+
+    async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
+        """Plan a one-off action of the tenant at `run_at` (ISO 8601 with an offset), committed
+        with the run's effects; its key."""
+
 
 @dataclass(frozen=True)
 class Event:

@@ -1,6 +1,7 @@
 """The engine side of every host-API call, shared by all runtimes.
 
-Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if` and `emit` arrive here
+Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if`, `emit` and
+`secrets.get`, `http.request` and `schedule` arrive here
 as an operation name and JSON-decoded arguments, and its log lines as text. This is where they
 are checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees
 them, so a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every
@@ -18,6 +19,10 @@ from sandbox.contract import Event, HostApi, Limits, OutcomeStatus
 from sandbox.text import clean_json, clean_text
 
 EVENT_TYPE_BYTES = 64
+SECRET_NAME_CHARS = 64
+HTTP_URL_CHARS = 2048
+HTTP_HEADERS = 32
+HTTP_HEADER_CHARS = 4096
 #: Room in a call's frame for the operation's name and the JSON around its arguments.
 _CALL_ENVELOPE_BYTES = 512
 
@@ -145,6 +150,42 @@ class HostSession:
         value = exact_json(payload, self._limits.value_bytes, "event payload")
         self.events.append(Event(type=str.__str__(type_), payload=value))
 
+    async def _secret_get(self, name: Any) -> str | None:
+        if type(name) is not str or not 0 < len(name) <= SECRET_NAME_CHARS:
+            raise HostCallRefused(
+                f"a secret name must be a str of 1..{SECRET_NAME_CHARS} characters"
+            )
+        return await self._host.secret_get(name)
+
+    async def _http_request(self, method: Any, url: Any, headers: Any, body: Any) -> Any:
+        if type(method) is not str or type(url) is not str or len(url) > HTTP_URL_CHARS:
+            raise HostCallRefused(
+                f"http.request takes a method and a URL of at most {HTTP_URL_CHARS} characters"
+            )
+        headers = {} if headers is None else headers
+        if (
+            not isinstance(headers, dict)
+            or len(headers) > HTTP_HEADERS
+            or not all(
+                type(v) is str and len(k) + len(v) <= HTTP_HEADER_CHARS for k, v in headers.items()
+            )
+        ):
+            raise HostCallRefused(
+                f"http.request headers must be a dict of at most {HTTP_HEADERS} str: str "
+                f"entries of {HTTP_HEADER_CHARS} characters"
+            )
+        if body is not None and type(body) is not str:
+            raise HostCallRefused("http.request body must be a str or None (json.dumps a value)")
+        return await self._host.http_request(method, url, headers, body)
+
+    async def _schedule(self, run_at: Any, params: Any, key: Any) -> str:
+        if type(run_at) is not str or len(run_at) > 64:
+            raise HostCallRefused("schedule: run_at must be ISO 8601 text with an offset")
+        if key is not None and type(key) is not str:
+            raise HostCallRefused("schedule: key must be a str or None")
+        params = exact_json(params, self._limits.value_bytes, "schedule params")
+        return await self._host.schedule(run_at, params, key)
+
     async def _refused(self, reason: Any) -> None:
         """A call the worker refused itself (a bad pointer, text that is not UTF-8): it
         counts as a call, and its reason is logged."""
@@ -172,6 +213,9 @@ _OPERATIONS: dict[str, Callable[..., Awaitable[Any]]] = {
     "kv_incr": HostSession._kv_incr,
     "kv_set_if": HostSession._kv_set_if,
     "emit": HostSession._emit,
+    "secret_get": HostSession._secret_get,
+    "http_request": HostSession._http_request,
+    "schedule": HostSession._schedule,
     "refused": HostSession._refused,
 }
 _ARITY = {
@@ -182,5 +226,8 @@ _ARITY = {
     "kv_incr": 2,
     "kv_set_if": 3,
     "emit": 2,
+    "secret_get": 1,
+    "http_request": 4,
+    "schedule": 3,
     "refused": 1,
 }

@@ -7,10 +7,25 @@ from typing import Any
 
 
 class MemoryHost:
-    """One tenant's kv in a dict; `kv` shows what the script left behind."""
+    """One tenant's kv in a dict; `kv` shows what the script left behind; `secrets` are
+    handed out as they are (nothing here is recorded, so nothing is redacted)."""
 
-    def __init__(self, kv: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, kv: dict[str, Any] | None = None, secrets: dict[str, str] | None = None
+    ) -> None:
         self.kv: dict[str, Any] = copy.deepcopy(kv) if kv else {}
+        self.secrets: dict[str, str] = dict(secrets or {})
+
+    async def secret_get(self, name: str) -> str | None:
+        return self.secrets.get(name)
+
+    async def http_request(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> dict[str, Any]:
+        raise ValueError("HTTP is made by the engine; a script run on its own has none")
+
+    async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
+        raise ValueError("follow-ups are planned by the engine; a script run on its own has none")
 
     async def kv_get(self, key: str) -> Any | None:
         return copy.deepcopy(self.kv.get(key))

@@ -14,6 +14,7 @@ and the mark shows where something was dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -30,23 +31,33 @@ def clean_text(text: str) -> str:
 
 def clean_json(value: Any) -> Any:
     """A JSON value (as `json.loads` builds it) whose strings, keys included, are clean."""
+    return map_json(value, clean_text)
+
+
+def map_json(value: Any, text: Callable[[str], str]) -> Any:
+    """A JSON value with `text` applied to every string in it, keys included."""
     if isinstance(value, str):
-        return clean_text(value)
+        return text(value)
     if isinstance(value, list):
-        return [clean_json(item) for item in value]
+        return [map_json(item, text) for item in value]
     if isinstance(value, dict):
-        return {clean_text(key): clean_json(item) for key, item in value.items()}
+        return {text(key): map_json(item, text) for key, item in value.items()}
     return value
 
 
 def clean_outcome(outcome: Outcome) -> Outcome:
     """`outcome` with every text field clean: what the engine records is always storable."""
+    return map_outcome(outcome, clean_text)
+
+
+def map_outcome(outcome: Outcome, text: Callable[[str], str]) -> Outcome:
+    """`outcome` with `text` applied to every piece of text the script made."""
     return replace(
         outcome,
-        result=clean_json(outcome.result),
-        error=None if outcome.error is None else clean_text(outcome.error),
-        stdout=clean_text(outcome.stdout),
-        stderr=clean_text(outcome.stderr),
-        events=tuple(Event(clean_text(e.type), clean_json(e.payload)) for e in outcome.events),
-        logs=tuple(clean_text(line) for line in outcome.logs),
+        result=map_json(outcome.result, text),
+        error=None if outcome.error is None else text(outcome.error),
+        stdout=text(outcome.stdout),
+        stderr=text(outcome.stderr),
+        events=tuple(Event(text(e.type), map_json(e.payload, text)) for e in outcome.events),
+        logs=tuple(text(line) for line in outcome.logs),
     )

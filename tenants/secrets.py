@@ -31,6 +31,8 @@ class SecretPurpose(StrEnum):
 
     WEBHOOK_SIGNING = "webhook_signing"
     """Signs the tenant's webhook deliveries (HMAC-SHA256)."""
+    SCRIPT = "script"
+    """A named value the tenant's scripts read (`tenants.tenant_secrets`)."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,10 @@ class StoredSecret:
     retires_at: datetime | None
 
 
-def _context(tenant_id: str, purpose: SecretPurpose) -> str:
-    return f"{tenant_id}/{purpose}"
+def context_of(tenant_id: str, purpose: SecretPurpose, name: str | None = None) -> str:
+    """What a secret is sealed to (AES-GCM associated data): a sealed value copied onto
+    another tenant's, purpose's or name's row does not open."""
+    return f"{tenant_id}/{purpose}" if name is None else f"{tenant_id}/{purpose}/{name}"
 
 
 async def add(
@@ -60,7 +64,7 @@ async def add(
         tenant_secrets.insert().values(
             tenant_id=tenant_id,
             purpose=str(purpose),
-            sealed=box.seal(value, _context(tenant_id, purpose)),
+            sealed=box.seal(value, context_of(tenant_id, purpose)),
             hint=hint,
             created_at=now,
         )
@@ -105,7 +109,7 @@ async def live(
     """Each tenant's secrets for `purpose` that still work at `now`, newest first, opened."""
     found: dict[str, list[StoredSecret]] = {}
     for row in (await conn.execute(_live(tenant_ids, purpose, now))).mappings():
-        value = box.open(row["sealed"], _context(row["tenant_id"], purpose))
+        value = box.open(row["sealed"], context_of(row["tenant_id"], purpose))
         found.setdefault(row["tenant_id"], []).append(
             StoredSecret(value, row["hint"], row["retires_at"])
         )
@@ -152,7 +156,7 @@ async def seal_legacy(conn: AsyncConnection, box: SecretBox) -> int:
 
 
 async def _reseal_row(conn: AsyncConnection, box: SecretBox, row: RowMapping) -> None:
-    context = _context(row["tenant_id"], SecretPurpose(row["purpose"]))
+    context = context_of(row["tenant_id"], SecretPurpose(row["purpose"]), row["name"])
     sealed = row["sealed"]
     if sealed.startswith(LEGACY):
         new: str | None = box.seal(sealed.removeprefix(LEGACY), context)

@@ -96,8 +96,27 @@ tenant_secrets = Table(
     Column("hint", String(20), nullable=False),
     Column("created_at", UtcDateTime, nullable=False),
     Column("retires_at", UtcDateTime),
+    # A script secret's name (`tenants.tenant_secrets`); None for the webhook signing secrets.
+    Column("name", String(64)),
 )
 Index("ix_tenant_secrets_tenant_id_purpose", tenant_secrets.c.tenant_id, tenant_secrets.c.purpose)
+Index(
+    "ux_tenant_secrets_tenant_id_purpose_name",
+    tenant_secrets.c.tenant_id,
+    tenant_secrets.c.purpose,
+    tenant_secrets.c.name,
+    unique=True,
+)
+
+# Origins the tenant's scripts may call with ctx.http (`tenants.http_allowlist`), normalised.
+tenant_http_origins = Table(
+    "tenant_http_origins",
+    metadata,
+    Column(
+        "tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True, nullable=False
+    ),
+    Column("origin", String(300), primary_key=True, nullable=False),
+)
 
 # Which node runs which tenant's loop: a lease renewed by its holder, taken over when expired.
 tenant_leases = Table(
@@ -110,4 +129,13 @@ tenant_leases = Table(
 )
 Index("ix_tenant_leases_lease_until", tenant_leases.c.lease_until)
 
-__all__ = ["api_keys", "kv", "metadata", "tenant_leases", "tenant_secrets", "tenants", "usage"]
+__all__ = [
+    "api_keys",
+    "kv",
+    "metadata",
+    "tenant_http_origins",
+    "tenant_leases",
+    "tenant_secrets",
+    "tenants",
+    "usage",
+]

@@ -27,6 +27,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "secrets_group",
         "Seal stored secrets; rotate the operator key.",
     ),
+    "script-secrets": (
+        "api.cli.script_secrets",
+        "script_secrets",
+        "A server's secrets for scripts: put, list, delete.",
+    ),
     "preview": ("api.cli.preview", "preview", "Show a schedule's next dates and its text."),
     "run-script": ("api.cli.run_script", "run_script", "Run a script once in the sandbox."),
     "bench": ("api.cli.bench", "bench", "Run the benchmarks against APScheduler."),

@@ -27,6 +27,17 @@ class RunSummary(Public):
     committed: bool = Field(description="False when its claim was lost: effects discarded.")
 
 
+class RunCallPublic(Public):
+    kind: str = Field(description="`http` (ctx.http.request).")
+    method: str
+    host: str
+    status: int | None = Field(description="The answer's HTTP status (None: no answer).")
+    duration_ms: float
+    bytes_sent: int
+    bytes_received: int
+    error: str | None = Field(description="Why the call failed or was refused.")
+
+
 class RunPublic(RunSummary):
     pid: int | None
     result: Any
@@ -39,3 +50,6 @@ class RunPublic(RunSummary):
     peak_memory_bytes: int | None
     fuel: int | None
     trace_id: str | None = Field(description="Its OpenTelemetry trace id, when traces are on.")
+    calls: list[RunCallPublic] | None = Field(
+        None, description="Its outbound calls in order (never their payloads)."
+    )

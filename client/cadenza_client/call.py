@@ -16,7 +16,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from urllib.parse import quote
 
 import httpx
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from cadenza_client.errors import InvalidId
@@ -152,6 +152,12 @@ def following(call: Call[Paged[X_co]], page: Paged[X_co]) -> Call[Paged[X_co]] |
 def reading(model: type[M]) -> Answer[M]:
     """Read the answer's JSON body as `model`."""
     return lambda response: model.model_validate_json(response.content)
+
+
+def reading_list(model: type[M]) -> Answer[list[M]]:
+    """Read the answer's JSON body as a list of `model`."""
+    adapter = TypeAdapter(list[model])  # type: ignore[valid-type]
+    return lambda response: adapter.validate_json(response.content)
 
 
 def no_content(response: httpx.Response) -> None:

@@ -21,7 +21,15 @@ from cadenza_client.endpoint import S
 from cadenza_client.resources.queue import Actions, Events, Runs
 from cadenza_client.resources.rules import Rules, Schedules
 from cadenza_client.resources.server import Server
-from cadenza_client.resources.tenancy import Data, Hook, Keys, Own, Tenants
+from cadenza_client.resources.tenancy import (
+    Data,
+    Hook,
+    Keys,
+    Outbound,
+    Own,
+    Secrets,
+    Tenants,
+)
 from cadenza_client.retry import RetryPolicy
 from cadenza_client.sessions import AsyncSession, SyncSession, http_options
 
@@ -54,6 +62,8 @@ class Api(ABC, Generic[S]):
         self.tenant: Own[S] = Own(session)
         self.keys: Keys[S] = Keys(session)
         self.webhook: Hook[S] = Hook(session)
+        self.secrets: Secrets[S] = Secrets(session)
+        self.http_allowlist: Outbound[S] = Outbound(session)
         self.tenants: Tenants[S] = Tenants(session)
         self.server: Server[S] = Server(session)
 

@@ -154,6 +154,20 @@ class Action:
 
 
 @dataclass(frozen=True)
+class CallRecord:
+    """One outbound call of a run (`ctx.http.request`), as recorded on it: never a payload."""
+
+    kind: str
+    method: str
+    host: str
+    status: int | None
+    duration_ms: float
+    bytes_sent: int
+    bytes_received: int
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class Run:
     """One attempt at an action, exactly as it happened."""
 
@@ -182,6 +196,8 @@ class Run:
     committed: bool
     #: Its OpenTelemetry trace, when traces are exported (`engine.ops.tracing`).
     trace_id: str | None
+    #: Its outbound calls in order (None: it made none).
+    calls: tuple[CallRecord, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,10 @@ class RunTasks:
 
     def __post_init__(self) -> None:
         deps = self.deps
-        self.env = RunEnv(deps.sandbox, deps.db, deps.clock, deps.config.node_name)
+        config = deps.config
+        self.env = RunEnv(
+            deps.sandbox, deps.db, deps.clock, config.node_name, deps.secrets, config.http
+        )
 
     def start(self, state: TenantState, claimed: Claimed) -> None:
         action_id = claimed.action.id

@@ -25,6 +25,8 @@ from engine.domain.due import DueAction
 from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import metrics
 from engine.ops.tracing import RunTrace
+from engine.runs.follow_ups import FollowUp, action_rows
+from engine.store import actions as action_store
 from engine.store import loop_statements as queue
 from engine.store import outbox
 from engine.store import runs as run_store
@@ -74,6 +76,8 @@ class Completion:
     discards_effects: bool = False
     #: The run's trace, when traced: the record span is made its child once committed.
     trace: RunTrace | None = None
+    #: The actions the run planned (`ctx.schedule`), committed with its effects.
+    follow_ups: tuple[FollowUp, ...] = ()
 
     @property
     def action_id(self) -> int:
@@ -116,6 +120,15 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     batch = [rerun.get(c.action_id, c) for c in batch]
     await queue.set_outcomes(conn, [_outcome(c) for c in batch if c.action_id in held])
     committed = {c.action_id for c in batch if c.action_id in held and not c.discards_effects}
+    await action_store.insert_unless_keyed(
+        conn,
+        [
+            row
+            for c in batch
+            if c.action_id in committed
+            for row in action_rows(c.action, c.follow_ups, c.run["finished_at"])
+        ],
+    )
     recorded_runs = [c.run | {"committed": c.action_id in committed} for c in batch]
     await run_store.insert_runs(conn, recorded_runs)
     metrics.count_runs(recorded_runs)

@@ -14,11 +14,15 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.loop.backoff import Backoff
+from engine.runs.follow_ups import FollowUps
+from engine.runs.outbound_http import OutboundHttp
+from engine.runs.script_secrets import ScriptSecrets
 from engine.runs.unrecorded import UnrecordedWrites
 from engine.store.faults import is_unavailable
 from sandbox import clean_json
@@ -53,8 +57,17 @@ class BufferedHost:
         tenant_id: str,
         unrecorded: UnrecordedWrites | None = None,
         patience_s: float = 5.0,
+        secrets: ScriptSecrets | None = None,
+        http: OutboundHttp | None = None,
+        follow_ups: FollowUps | None = None,
     ) -> None:
         self._db = db
+        #: The tenant's secrets as this run sees them (None: the run may read none).
+        self.secrets = secrets or ScriptSecrets(db, None, tenant_id)
+        #: The run's outbound HTTP (None: the run may make none).
+        self.http = http
+        #: The actions the run planned (None: it may plan none).
+        self.follow_ups = follow_ups
         self._tenant_id = tenant_id
         self._unrecorded = unrecorded or UnrecordedWrites()
         #: How long a read waits for an unreachable database (the run's time limit).
@@ -131,6 +144,26 @@ class BufferedHost:
             if key.startswith(prefix):
                 (keys.discard if write == Put(DELETED) else keys.add)(key)
         return sorted(keys)[:MAX_KEYS]
+
+    async def secret_get(self, name: str) -> str | None:
+        return await self.secrets.get(name)
+
+    async def http_request(
+        self, method: str, url: str, headers: dict[str, str], body: str | None
+    ) -> dict[str, Any]:
+        if self.http is None:
+            raise ValueError("HTTP requests are not available to this run")
+        return await self.http.request(method, url, headers, body)
+
+    async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
+        if self.follow_ups is None:
+            raise ValueError("this run cannot schedule follow-ups")
+        return self.follow_ups.add(run_at, params, key)
+
+    def call_records(self) -> list[dict[str, Any]] | None:
+        """The run's outbound calls as recorded on it (None: it made none)."""
+        records = [] if self.http is None else [asdict(r) for r in self.http.records]
+        return records or None
 
     async def _base(self, key: str) -> Any:
         if key not in self._bases:

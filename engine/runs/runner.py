@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import functools
 import logging
-from dataclasses import dataclass, replace
+import time
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.clock import Clock
+from engine.config import HttpPolicy
 from engine.domain.due import DueAction
 from engine.domain.occurrences import occurrence_id
 from engine.domain.policies import retry_delay
@@ -23,7 +25,10 @@ from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import tracing
 from engine.ops.logs import action_ids
 from engine.runs.commit import Completion
+from engine.runs.follow_ups import FollowUps
 from engine.runs.host import BufferedHost
+from engine.runs.outbound_http import OutboundHttp
+from engine.runs.script_secrets import ScriptSecrets
 from engine.runs.unrecorded import UnrecordedWrites
 from sandbox import (
     Limits,
@@ -35,6 +40,7 @@ from sandbox import (
     clean_outcome,
 )
 from tenants.quotas import TenantProfile
+from tenants.secret_box import SecretBox
 
 log = logging.getLogger("cadenza.engine")
 MIB = 1024 * 1024
@@ -90,6 +96,10 @@ class RunEnv:
     db: AsyncEngine
     clock: Clock
     node: str
+    #: Opens the tenants' script secrets (None: scripts on this node can read none).
+    secrets: SecretBox | None = None
+    #: The operator's bounds on scripts' HTTP requests.
+    http: HttpPolicy = field(default_factory=HttpPolicy)
 
 
 async def execute(
@@ -100,18 +110,30 @@ async def execute(
     action = claimed.action
     runtime, code = action.script
     limits = limits_for(action, profile)
-    host = BufferedHost(env.db, action.tenant_id, unrecorded, limits.timeout_s)
+    context = context_for(claimed)
+    secrets = ScriptSecrets(env.db, env.secrets, action.tenant_id)
+    http = OutboundHttp(
+        env.db,
+        action.tenant_id,
+        env.http,
+        secrets,
+        context.occurrence_id,
+        time.monotonic() + limits.timeout_s,
+    )
+    follow_ups = FollowUps(context.occurrence_id, env.clock.now())
+    host = BufferedHost(
+        env.db, action.tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups
+    )
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
-        outcome = await sandbox.runtime(runtime).run(code, context_for(claimed), limits, host)
+        outcome = await sandbox.runtime(runtime).run(code, context, limits, host)
     except SandboxError as exc:
         log.error("sandbox failed on action %s: %s", action.id, exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
-    return _completion(
-        claimed, runtime, node, clean_outcome(outcome), host, started_at, finished_at
-    )
+    outcome = secrets.redactor().outcome(clean_outcome(outcome))
+    return _completion(claimed, runtime, node, outcome, host, started_at, finished_at)
 
 
 def _completion(
@@ -134,6 +156,7 @@ def _completion(
     trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
     run = _run_row(claimed, runtime, node, outcome, started_at, finished_at)
     run["trace_id"] = trace.trace_id if trace is not None else None
+    run["calls"] = host.call_records()
     if not ok:
         _log_failure(claimed, outcome.status, status, run["trace_id"])
     completion = Completion(
@@ -143,10 +166,11 @@ def _completion(
         reason=reason,
         due_at=due_at,
         run=run,
-        kv=host.changes() if ok else None,
+        kv=host.secrets.redactor().kv(host.changes()) if ok else None,
         events=events,
         cpu_ms=int((outcome.cpu_s or 0) * 1000),
         trace=trace,
+        follow_ups=tuple(host.follow_ups.planned) if ok and host.follow_ups else (),
     )
     if host.outage is not None and not ok:
         return completion.run_again(f"the database was unreachable during this run ({host.outage})")

@@ -13,6 +13,7 @@ from engine.domain.records import (
     SPEC_FIELDS,
     Action,
     ActionStatus,
+    CallRecord,
     MisfirePolicy,
     OverlapPolicy,
     Rule,
@@ -87,4 +88,6 @@ def action_from_row(row: RowMapping) -> Action:
 
 
 def run_from_row(row: RowMapping) -> Run:
-    return Run(**{name: row[name] for name in _RUN_FIELDS})
+    values = {name: row[name] for name in _RUN_FIELDS if name != "calls"}
+    calls = row.get("calls")
+    return Run(**values, calls=None if calls is None else tuple(CallRecord(**c) for c in calls))

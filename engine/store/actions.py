@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
@@ -35,6 +36,15 @@ async def insert_planned(conn: AsyncConnection, plans: Sequence[Planned], now: d
     """Write the occurrences the domain planned (next ones and traces) in one statement."""
     if plans:
         await conn.execute(actions.insert(), [planned_row(p, now) for p in plans])
+
+
+async def insert_unless_keyed(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
+    """Insert `rows`, each but those whose key the tenant already uses (that action stays)."""
+    if not rows:
+        return
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    statement = dialect.insert(actions).on_conflict_do_nothing(index_elements=["tenant_id", "key"])
+    await conn.execute(statement, [dict(r) for r in rows])
 
 
 async def get_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping | None:

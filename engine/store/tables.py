@@ -132,6 +132,8 @@ runs = Table(
     Column("committed", Boolean, nullable=False, server_default="1"),
     # The OpenTelemetry trace of the run, when traces are exported.
     Column("trace_id", String(32)),
+    # The run's outbound calls (`engine.runs.outbound_http.CallRecord`): never their payloads.
+    Column("calls", JSON),
 )
 Index("ix_runs_tenant_id_id", runs.c.tenant_id, runs.c.id)
 Index("ix_runs_rule_id_id", runs.c.rule_id, runs.c.id)

@@ -35,15 +35,16 @@ class Pinned:
     """The original URL's host and port, as the Host header."""
 
 
-async def pin(url: str, allow_private: bool) -> Pinned:
+async def pin(url: str, allow_private: bool, what: str = "webhook") -> Pinned:
     """Resolve the URL's host once; refuse non-HTTP URLs and, unless allowed, a host with any
-    non-public address. Raises OSError when the host does not resolve (worth retrying)."""
+    non-public address. Raises OSError when the host does not resolve (worth retrying).
+    `what` names the URL's use in messages (a webhook, a script's HTTP request)."""
     try:
         parsed = httpx.URL(url)
     except httpx.InvalidURL as exc:
-        raise WebhookRefused(f"webhook URL {url!r} is not valid: {exc}") from exc
+        raise WebhookRefused(f"{what} URL {url[:200]!r} is not valid: {exc}") from exc
     if parsed.scheme not in {"http", "https"} or not parsed.raw_host:
-        raise WebhookRefused(f"webhook URL {url!r} is not an http(s) URL")
+        raise WebhookRefused(f"{what} URL {url[:200]!r} is not an http(s) URL")
     host = parsed.raw_host.decode("ascii")
     infos = await asyncio.get_running_loop().getaddrinfo(
         host, parsed.port or (443 if parsed.scheme == "https" else 80), type=socket.SOCK_STREAM
@@ -53,7 +54,7 @@ async def pin(url: str, allow_private: bool) -> Pinned:
     if private is not None and not allow_private:
         raise WebhookRefused(
             f"{host} resolves to {private}, a private or local address; "
-            "the operator must allow private webhooks to use it"
+            f"the operator must allow private addresses for {what}s to use it"
         )
     return Pinned(parsed.copy_with(host=str(addresses[0])), host, parsed.netloc.decode("ascii"))
 

@@ -48,6 +48,8 @@ _KV_OPS = {
     "keys": "kv_keys",
     "incr": "kv_incr",
     "set_if": "kv_set_if",
+    "secret": "secret_get",
+    "http": "http_request",
 }
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 

@@ -24,11 +24,11 @@ so a run does little of either:
 
 A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
 `__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
-operations `get`, `set`, `delete`, `keys`,
-`incr`, `set_if`). Answers are JSON: `[value]`, or the refusal's
-message as a string, or `1` when the answer did not fit the room offered and must be fetched
-with `__again`. `print` is routed over the same channel (WASI stdout is not connected at all),
-so output is capped as it is written.
+operations `get`, `set`, `delete`, `keys`, `incr`, `set_if`; `ctx.secrets.get` is `secret`,
+`ctx.http.request` is `http`, `ctx.schedule` is `schedule`). Answers are JSON: `[value]`, or
+the refusal's message as a string, or `1` when the answer did not fit the room offered and
+must be fetched with `__again`. `print` is routed over the same channel (WASI stdout is not
+connected at all), so output is capped as it is written.
 
 Loading bytecode interns each global, attribute, argument, function and class name and each
 short string (~7 000 fuel each, unless it is one of MicroPython's static qstrs such as `get`,
@@ -92,6 +92,12 @@ class X:
     def emit(self, type, value=None):
         call("emit", type, value)
 
+    def schedule(self, key, value=None, name=None):
+        return call("schedule", key, value, name)
+
+    def secret_ref(self, key):
+        return "{{secret:" + key + "}}"
+
     def log(self, *args):
         parts = []
         for value in args:
@@ -121,7 +127,18 @@ def values():
         def set_if(self, key, expected, value):
             return call("set_if", key, expected, value)
 
+    class secrets:
+        def get(self, key, value=None):
+            found = call("secret", key)
+            return value if found is None else found
+
+    class http:
+        def request(self, key, value, headers=None, body=None):
+            return call("http", key, value, headers, body)
+
     found = call("__context")
+    found["secrets"] = secrets()
+    found["http"] = http()
     rule = X()
     rule._ = found["rule"]
     found["rule"] = rule

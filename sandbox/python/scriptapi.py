@@ -1,4 +1,4 @@
-"""The objects a python script sees: `ctx`, `ctx.kv`, `ctx.rule` and `HostError`.
+"""What a python script sees: `ctx`, `ctx.kv`, `ctx.secrets`, `ctx.http`, `ctx.rule`, `HostError`.
 
 They live in the worker. Each exposes only its documented methods (no public attributes
 beyond them; underscore names are unreachable from RestrictedPython code) and sends every
@@ -46,6 +46,38 @@ class Kv:
         return bool(self._call("kv_set_if", [key, expected, value]))
 
 
+class Secrets:
+    """`ctx.secrets`: the tenant's secrets, by name (set through the API, never shown there)."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        value = self._call("secret_get", [name])
+        return default if value is None else str(value)
+
+
+class Http:
+    """`ctx.http`: HTTP requests, made by the engine to the origins the tenant allows."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Call) -> None:
+        self._call = call
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str] | None = None,
+        body: str | None = None,
+    ) -> dict[str, Any]:
+        """`{"status": int, "headers": {name: value}, "body": str}`; HostError if refused."""
+        return dict(self._call("http_request", [method, url, headers, body]))
+
+
 class Rule:
     """`ctx.rule`: the rule being run (`id` and `name`, either may be None)."""
 
@@ -59,7 +91,17 @@ class Rule:
 class Ctx:
     """`ctx`: what `main(ctx)` receives."""
 
-    __slots__ = ("_call", "attempt", "kv", "occurrence_id", "params", "rule", "scheduled_at")
+    __slots__ = (
+        "_call",
+        "attempt",
+        "http",
+        "kv",
+        "occurrence_id",
+        "params",
+        "rule",
+        "scheduled_at",
+        "secrets",
+    )
 
     def __init__(self, context: dict[str, Any], call: Call) -> None:
         self._call = call
@@ -69,6 +111,18 @@ class Ctx:
         self.params: dict[str, Any] = context["params"]
         self.occurrence_id: str = context["occurrence_id"]
         self.kv = Kv(call)
+        self.secrets = Secrets(call)
+        self.http = Http(call)
+
+    def schedule(self, run_at: Any, params: Any = None, key: str | None = None) -> str:
+        """Plan a one-off of this rule at `run_at` (ISO 8601 text with an offset, or an aware
+        datetime), committed with the run's effects; returns its key."""
+        text = run_at.isoformat() if hasattr(run_at, "isoformat") else run_at
+        return str(self._call("schedule", [text, params, key]))
+
+    def secret_ref(self, name: str) -> str:
+        """A header value the engine replaces with secret `name`, unseen by the script."""
+        return "{{secret:" + str(name) + "}}"
 
     def emit(self, type: str, payload: Any = None) -> None:
         self._call("emit", [type, payload])

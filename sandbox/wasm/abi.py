@@ -20,7 +20,7 @@ from typing import Any
 import wasmtime
 
 from sandbox.contract import OutcomeStatus
-from sandbox.hostcalls import HostCallRefused
+from sandbox.hostcalls import HTTP_URL_CHARS, SECRET_NAME_CHARS, HostCallRefused
 from sandbox.wasm.guest import GuestRun, GuestStopped
 from sandbox.worker import Refused
 
@@ -123,6 +123,27 @@ def kv_set_if(
     return 1 if run.host_call("kv_set_if", [key, expected, value]) else 0
 
 
+def secret_get(caller: wasmtime.Caller, run: GuestRun, np: int, nl: int, op: int, oc: int) -> int:
+    value = run.host_call("secret_get", [_text(caller, np, nl, SECRET_NAME_CHARS * 4)])
+    return NOT_FOUND if value is None else _give(caller, value, op, oc)
+
+
+def http_request(caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int, op: int, oc: int) -> int:
+    request = _json(caller, rp, rl, run.limits.value_bytes + HTTP_URL_CHARS + 64 * 1024)
+    if not isinstance(request, dict):
+        raise HostCallRefused('an HTTP request is a JSON object {"method", "url", ...}')
+    fields = [request.get(name) for name in ("method", "url", "headers", "body")]
+    return _give(caller, run.host_call("http_request", fields), op, oc)
+
+
+def schedule(caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int) -> int:
+    request = _json(caller, rp, rl, run.limits.value_bytes + 1024)
+    if not isinstance(request, dict):
+        raise HostCallRefused('a follow-up is a JSON object {"run_at", "params", "key"}')
+    run.host_call("schedule", [request.get(name) for name in ("run_at", "params", "key")])
+    return 0
+
+
 def emit(caller: wasmtime.Caller, run: GuestRun, tp: int, tl: int, pp: int, pl: int) -> int:
     event_type = _text(caller, tp, tl, run.limits.key_bytes)
     run.host_call("emit", [event_type, _json(caller, pp, pl, run.limits.value_bytes)])
@@ -166,6 +187,9 @@ FUNCTIONS: dict[str, tuple[Callable[..., int], int]] = {
     "kv_keys": (kv_keys, 4),
     "kv_incr": (kv_incr, 4),
     "kv_set_if": (kv_set_if, 6),
+    "secret_get": (secret_get, 4),
+    "http_request": (http_request, 4),
+    "schedule": (schedule, 2),
     "emit": (emit, 4),
     "log": (log, 2),
     "print": (print_, 2),

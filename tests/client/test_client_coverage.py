@@ -57,6 +57,9 @@ RECORDS: dict[str, type[BaseModel]] = {
     "WebhookPublic": cadenza_client.Webhook,
     "SecretCreated": cadenza_client.models.tenants.WebhookSecret,
     "ItemPublic": cadenza_client.Item,
+    "SecretPublic": cadenza_client.models.tenants.Secret,
+    "HttpAllowListPublic": cadenza_client.models.tenants.HttpAllowList,
+    "RunCallPublic": cadenza_client.models.runs.RunCall,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -68,6 +71,8 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "WebhookUpdate": ("webhook", "set"),
     "SecretRotate": ("webhook", "rotate_secret"),
     "ItemPut": ("kv", "put"),
+    "SecretPut": ("secrets", "put"),
+    "HttpAllowListPut": ("http_allowlist", "set"),
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
 }

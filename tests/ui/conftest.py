@@ -60,6 +60,8 @@ def server(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     path = tmp_path_factory.mktemp("ui-db") / "cadenza.db"
     shutil.copy(sqlite_template, path)
     env = {"CADENZA_ADMIN_TOKEN": OPERATOR_TOKEN}
+    # Scripts' HTTP may reach the tests' stand-in services on loopback (`ctx.http`).
+    env |= {"CADENZA_HTTP_SCHEMES": "https,http", "CADENZA_HTTP_ALLOW_PRIVATE": "true"}
     with running_server(f"sqlite+aiosqlite:///{path}", env=env) as started:
         yield started
 

@@ -64,6 +64,19 @@ class ScriptOutput(Record):
     output_truncated: bool = Field(description="True when output or result were capped.")
 
 
+class RunCall(Record):
+    """One outbound call a run made (`ctx.http.request`): never its payload."""
+
+    kind: str
+    method: str
+    host: str
+    status: int | None
+    duration_ms: float
+    bytes_sent: int
+    bytes_received: int
+    error: str | None
+
+
 class Run(RunSummary, ScriptOutput):
     """One attempt with its output, result, error and resources."""
 
@@ -72,6 +85,9 @@ class Run(RunSummary, ScriptOutput):
     peak_memory_bytes: int | None
     fuel: int | None
     trace_id: str | None = Field(description="Its OpenTelemetry trace id, when traces are on.")
+    calls: tuple[RunCall, ...] | None = Field(
+        None, description="Its outbound calls in order (never their payloads)."
+    )
 
 
 class Event(Record):

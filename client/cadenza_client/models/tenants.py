@@ -117,3 +117,17 @@ class Item(Record):
     key: str
     value: Any = Field(description="Any JSON value.")
     updated_at: datetime
+
+
+class Secret(Record):
+    """One of the tenant's script secrets: its name, never its value."""
+
+    name: str
+    updated_at: datetime = Field(description="When the value was last set.")
+
+
+class HttpAllowList(Record):
+    """The origins the tenant's scripts may call with `ctx.http.request`."""
+
+    entries: tuple[str, ...] = Field(description="Normalised: scheme://host:port.")
+    schemes: tuple[str, ...] = Field(description="The schemes the operator allows.")

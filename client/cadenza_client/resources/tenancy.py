@@ -3,17 +3,28 @@ and the operator's tenants (`/v1/admin/tenants`, with the operator token as the 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from cadenza_client.call import Call, Route, given, key_path, no_content, reading
+from cadenza_client.call import (
+    Call,
+    Route,
+    given,
+    key_path,
+    no_content,
+    reading,
+    reading_list,
+)
 from cadenza_client.endpoint import Resource, S, listing, operation
 from cadenza_client.models.base import Page
 from cadenza_client.models.enums import Role
 from cadenza_client.models.tenants import (
     ApiKey,
+    HttpAllowList,
     Item,
     KeyCreated,
     QuotaChanges,
+    Secret,
     Tenant,
     TenantCreated,
     TenantSelf,
@@ -86,6 +97,39 @@ class Hook(Resource[S]):
         """A new signing secret, shown in this answer only. The previous one keeps signing
         beside it for `overlap_s` seconds (the server's default: a day; 0 stops it now)."""
         return route.call(reading(WebhookSecret), body=given(overlap_s=overlap_s))
+
+
+class Secrets(Resource[S]):
+    """The tenant's secrets for its scripts (`ctx.secrets.get(name)`): written, never read."""
+
+    @operation("GET", "/v1/secrets")
+    def list(route: Route) -> Call[list[Secret]]:
+        """The secrets by name, with when each was set; never a value."""
+        return route.call(reading_list(Secret))
+
+    @operation("PUT", "/v1/secrets/{name}")
+    def put(route: Route, name: str, value: str) -> Call[Secret]:
+        """Set or replace secret `name` (admin); the value cannot be read back."""
+        return route.call(reading(Secret), path={"name": key_path(name)}, body={"value": value})
+
+    @operation("DELETE", "/v1/secrets/{name}")
+    def delete(route: Route, name: str) -> Call[None]:
+        """Delete secret `name` (`NotFound` if there was none)."""
+        return route.call(no_content, path={"name": key_path(name)})
+
+
+class Outbound(Resource[S]):
+    """The origins the tenant's scripts may call with `ctx.http.request`."""
+
+    @operation("GET", "/v1/http-allowlist")
+    def get(route: Route) -> Call[HttpAllowList]:
+        """The allow-list (empty: scripts may call nothing) and the operator's schemes."""
+        return route.call(reading(HttpAllowList))
+
+    @operation("PUT", "/v1/http-allowlist")
+    def set(route: Route, entries: Sequence[str]) -> Call[HttpAllowList]:
+        """Replace the allow-list (admin): origins `scheme://host[:port]`, `*.` allowed."""
+        return route.call(reading(HttpAllowList), body={"entries": list(entries)})
 
 
 class Data(Resource[S]):

@@ -34,9 +34,19 @@ function runDetails(run) {
     output && h("div", {}, h("h4", {}, "Output"), h("pre", {}, output)),
     run.output_truncated && h("p", { class: "muted" }, "Output was cut at the size limit."),
     run.result !== null && run.result !== undefined && h("div", {}, h("h4", {}, "Result"), h("pre", {}, json(run.result))),
+    run.calls && run.calls.length && callsTable(run.calls),
     h("p", { class: "muted small" }, `Run ${run.id} · action ${run.action_id} · ${run.runtime || ""} · CPU ${ms(run.cpu_ms)} · peak memory ${bytes(run.peak_memory_bytes)} · node ${run.node || "—"}`),
   ];
   return parts;
+}
+
+/** The run's outbound calls (ctx.http): what, where, how it ended; never a payload. */
+function callsTable(calls) {
+  return h("div", {}, h("h4", {}, "Calls"), h("table", { class: "list calls" },
+    h("thead", {}, h("tr", {}, ["Method", "Host", "Status", "Duration", "Sent", "Received"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, calls.map((c) => h("tr", {},
+      h("td", {}, c.method), h("td", { class: "mono" }, c.host), h("td", {}, c.status ?? (c.error || "—")),
+      h("td", {}, ms(c.duration_ms)), h("td", {}, bytes(c.bytes_sent)), h("td", {}, bytes(c.bytes_received)))))));
 }
 
 /** A table of `runs`; `reload()` after a retry or cancel. */

@@ -1,7 +1,9 @@
-// The tenant's settings: quotas and today's usage, the webhook, and (for admins) API keys.
+// The tenant's settings: quotas and today's usage, the webhook, secrets and the HTTP allow-list
+// for scripts, and (for admins) API keys.
 import * as api from "../api.js";
 import { field, fill, h, problemBox, toast } from "../dom.js";
 import { when } from "../format.js";
+import { showAllowList, showSecrets } from "./script_access.js";
 
 /** A secret shown once, with a copy button. */
 export function secretOnce(label, secret) {
@@ -15,8 +17,11 @@ export async function settingsView(main) {
   const tenant = h("section", { class: "card" });
   const webhook = h("section", { class: "card" });
   const keys = h("section", { class: "card" });
-  fill(main, h("h1", {}, "Settings"), h("div", { class: "columns" }, tenant, webhook), keys);
-  await Promise.all([showTenant(tenant), showWebhook(webhook), showKeys(keys)]);
+  const secrets = h("section", { class: "card" });
+  const allowList = h("section", { class: "card" });
+  fill(main, h("h1", {}, "Settings"), h("div", { class: "columns" }, tenant, webhook),
+    h("div", { class: "columns" }, secrets, allowList), keys);
+  await Promise.all([showTenant(tenant), showWebhook(webhook), showKeys(keys), showSecrets(secrets), showAllowList(allowList)]);
 }
 
 async function showTenant(section) {
