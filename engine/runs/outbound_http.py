@@ -5,9 +5,9 @@ only to an origin on the tenant's allow-list (`tenants.http_allowlist`), within 
 policy (`engine.config.HttpPolicy`): its host is resolved once, refused if any address is
 loopback, private, link-local or otherwise not public (unless the operator allows it), and the
 connection goes to the address that was checked (`engine.webhooks.webhook_http.pin`), so DNS
-rebinding cannot move it. Redirects are followed only to URLs that pass the same checks. The time a call
-may take is what is left of the run; a response body larger than the policy's cap is refused,
-not cut.
+rebinding cannot move it. Redirects are followed only to URLs that pass the same checks. The
+time a call may take is what is left of the run; a response body larger than the policy's cap
+is refused, not cut.
 
 A header value may name a secret as `{{secret:NAME}}` (`ctx.secret_ref(NAME)`): the engine puts
 the value in, the script never holds it, and the response it gets back is redacted of it.
