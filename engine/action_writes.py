@@ -6,6 +6,7 @@ hand-made action carries a key, so it never forks the rule's timeline.
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -91,6 +92,14 @@ async def backfill(
     return ids
 
 
+@dataclass(frozen=True)
+class Submitted:
+    """Where a submission went: a new action, or the one its key named already."""
+
+    action_id: int
+    is_new: bool
+
+
 async def submit(
     deps: Deps,
     tenant_id: str,
@@ -101,9 +110,15 @@ async def submit(
     code: str | None,
     runtime: str | None,
     params: dict[str, Any] | None,
-) -> int:
-    """A one-off at `run_at`; with a key already used, the pending action is updated instead."""
+    expires_at: datetime | None = None,
+    priority: int | None = None,
+) -> Submitted:
+    """A one-off at `run_at`; with a key already used, the pending action is updated instead.
+
+    Not started by `expires_at`, it is expired (an `action.expired` event) rather than run late;
+    `priority` orders it among actions due at once (default: its rule's, or 0)."""
     require_aware("run_at", run_at)
+    _check_expiry(run_at, expires_at)
     if (rule_id is None) == (code is None):
         raise InvalidRule("code", "give either rule_id or code (and runtime), not both or neither")
     profile = await deps.profile(tenant_id)
@@ -112,6 +127,9 @@ async def submit(
         await check_code(deps.sandbox, runtime or RuntimeName.PYTHON, code, timeout_ms)
     now = deps.clock.now()
     values: dict[str, Any] = {"scheduled_at": run_at, "due_at": run_at, "params": params}
+    values |= {"expires_at": expires_at}
+    if priority is not None:
+        values["priority"] = priority
     values["trace_parent"] = tracing.current_parent()
     if code is not None:
         values |= {
@@ -127,12 +145,25 @@ async def submit(
         if existing is not None:
             changed = values | _unclaimed(existing)  # once its run started, nothing changes
             await action_store.update_unstarted(conn, existing, changed, now)
-            action_id = int(existing["id"])
+            submitted = Submitted(int(existing["id"]), is_new=False)
         else:
             rule = await load(conn, tenant_id, rule_id) if rule_id is not None else None
             action_id = await _insert_one_off(conn, tenant_id, key, rule, values, now)
+            submitted = Submitted(action_id, is_new=True)
     deps.wake(tenant_id)
-    return action_id
+    return submitted
+
+
+def _check_expiry(run_at: datetime, expires_at: datetime | None) -> None:
+    if expires_at is None:
+        return
+    require_aware("expires_at", expires_at)
+    if expires_at <= run_at:
+        raise InvalidRule(
+            "expires_at",
+            f"{expires_at.isoformat()} is not after run_at {run_at.isoformat()}",
+            hint="give an instant after run_at, or leave expires_at out to wait as long as it takes",
+        )
 
 
 def _unclaimed(action: RowMapping) -> dict[str, Any]:
@@ -153,12 +184,15 @@ async def _insert_one_off(
 ) -> int:
     row = values | {"tenant_id": tenant_id, "key": key, "status": "pending", "created_at": now}
     if rule is not None:
-        row |= {
-            "rule_id": rule["id"],
-            "rule_version": rule["version"],
-            "max_attempts": rule["max_attempts"],
-            "priority": rule["priority"],
-        }
+        row = (
+            {"priority": rule["priority"]}
+            | row
+            | {
+                "rule_id": rule["id"],
+                "rule_version": rule["version"],
+                "max_attempts": rule["max_attempts"],
+            }
+        )
     try:
         async with conn.begin_nested():
             return await action_store.insert_action(conn, row)
@@ -176,13 +210,26 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
         row = await load_action(conn, tenant_id, action_id)
         cancelled = {"status": "cancelled", "reason": SkipReason.USER, "finished_at": now}
         if not await action_store.update_unstarted(conn, row, cancelled, now):
-            raise InvalidState(
-                f"action {action_id} is {row['status']}, only an action that has not started "
-                "can be cancelled"
-            )
+            raise InvalidState(_not_cancellable(row))
         metrics.count_skips(SkipReason.USER, 1)
         await advance_chain(conn, [row], now, deps.config.horizon_years)
     deps.wake(tenant_id)
+
+
+def _not_cancellable(row: RowMapping) -> str:
+    """Why a cancel changed nothing: a run that started is never interrupted (its script may
+    have had effects already; its timeout bounds it)."""
+    if row["status"] != "running":
+        return (
+            f"action {row['id']} is {row['status']} already: only an action that has not "
+            "started can be cancelled"
+        )
+    started_at = row["started_at"]
+    since = f" since {started_at.isoformat()}" if started_at is not None else ""
+    return (
+        f"action {row['id']} is running{since}: a run that started is not interrupted, it ends "
+        "within its timeout; pause its rule to stop the next ones"
+    )
 
 
 async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:

@@ -69,6 +69,8 @@ def decide(action: Mapping[str, Any], schedule: Schedule | None, c: Circumstance
     outdated = _outdated(action)
     if outdated is not None:
         return outdated
+    if action["expires_at"] is not None and c.now > action["expires_at"]:
+        return Decision(Verdict.EXPIRE, SkipReason.EXPIRES_AT)
     if is_chain(action) and not was_claimed(action) and schedule is not None:
         missed = _misfire(action, schedule, c)
         if missed is not None:

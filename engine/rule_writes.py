@@ -18,7 +18,12 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine import metrics, tracing
 from engine.deps import Deps
-from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
+from engine.errors import (
+    InvalidRuleSchedule,
+    QuotaExceeded,
+    RuleNotFound,
+    StaleVersion,
+)
 from engine.occurrences import (
     gap_traces,
     next_occurrence,
@@ -58,7 +63,7 @@ async def validate(
     schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
     values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
     if next_occurrence(schedule, values, deps.clock.now()) is None:
-        raise InvalidRule(
+        raise InvalidRuleSchedule(
             "schedule",
             "has no occurrence after now within the rule's start/end window",
             hint="choose a schedule that occurs in the future, or move end_at",

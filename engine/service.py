@@ -18,7 +18,16 @@ from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
 from engine.node import Node
-from engine.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
+from engine.records import (
+    Action,
+    Page,
+    Rule,
+    RuleSpec,
+    Run,
+    SkipReason,
+    SubmittedAction,
+    TimelineEntry,
+)
 from engine.trial import TrialResult
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
@@ -123,8 +132,10 @@ class EngineService:
         code: str | None = None,
         runtime: str | None = None,
         params: dict[str, Any] | None = None,
-    ) -> Action:
-        action_id = await action_writes.submit(
+        expires_at: datetime | None = None,
+        priority: int | None = None,
+    ) -> SubmittedAction:
+        submitted = await action_writes.submit(
             self._deps,
             tenant_id,
             run_at=run_at,
@@ -133,8 +144,11 @@ class EngineService:
             code=code,
             runtime=runtime,
             params=params,
+            expires_at=expires_at,
+            priority=priority,
         )
-        return await self.get_action(tenant_id, action_id)
+        action = await self.get_action(tenant_id, submitted.action_id)
+        return SubmittedAction(action, submitted.is_new)
 
     async def cancel_action(self, tenant_id: str, action_id: int) -> Action:
         await action_writes.cancel(self._deps, tenant_id, action_id)

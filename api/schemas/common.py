@@ -16,6 +16,7 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from engine.recurrence.errors import InvalidSchedule
 from engine.recurrence.zones import NEEDS_OFFSET, load_zone, parse_aware
@@ -66,11 +67,16 @@ class Public(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
 
+#: The pydantic error type of a bad time zone: answered as `invalid-schedule`, as the engine
+#: and the preview answer a bad schedule (`api.problems`).
+SCHEDULE_ERROR = "invalid_schedule"
+
+
 def _zone(name: str) -> str:
     try:
         load_zone(name)
     except InvalidSchedule as exc:
-        raise ValueError(str(exc)) from exc
+        raise PydanticCustomError(SCHEDULE_ERROR, str(exc)) from exc
     return name
 
 

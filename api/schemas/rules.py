@@ -26,7 +26,7 @@ Code = Annotated[
         min_length=1,
         max_length=MAX_CODE_CHARS,
         description="The script: Python source, MicroPython source, or a WebAssembly module.",
-        examples=["emit({'type': 'email', 'to': params['to']})"],
+        examples=["def main(ctx):\n    ctx.emit('email', {'to': ctx.params['to']})\n"],
     ),
 ]
 
@@ -62,7 +62,7 @@ class RuleCreate(Input):
                     "name": "weekday reminder",
                     "schedule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9",
                     "timezone": "Europe/Berlin",
-                    "code": "emit({'type': 'reminder', 'text': 'stand-up'})",
+                    "code": "def main(ctx):\n    ctx.emit('reminder', {'text': 'stand-up'})\n",
                 }
             ]
         }

@@ -64,8 +64,10 @@ class Keys(Resource[S]):
 
     @operation("DELETE", "/v1/keys/{key_id}")
     def revoke(route: Route, key: KeyRef) -> Call[ApiKey]:
-        """Revoke a key (idempotent); requests with it are refused from now on."""
-        return route.call(reading(ApiKey), path={"key_id": _id(key)})
+        """Revoke a key; requests with it are refused from now on. A key revoked already raises
+        `Conflict`; so a revocation whose answer was lost is not repeated (it may have
+        arrived), and the connection error is raised instead."""
+        return route.call(reading(ApiKey), path={"key_id": _id(key)}, is_idempotent=False)
 
 
 class Hook(Resource[S]):
