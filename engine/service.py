@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from engine import action_writes, insights, reads, rule_writes, trial
+from engine import action_writes, insights, one_offs, reads, rule_writes, trial
 from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
@@ -135,7 +135,7 @@ class EngineService:
         expires_at: datetime | None = None,
         priority: int | None = None,
     ) -> SubmittedAction:
-        submitted = await action_writes.submit(
+        submitted = await one_offs.submit(
             self._deps,
             tenant_id,
             run_at=run_at,

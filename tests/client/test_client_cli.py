@@ -152,7 +152,7 @@ def test_an_import_with_one_bad_rule_creates_none_and_names_it(
         client_server, tenant.keys[Role.EDITOR], "rules", "import", "-", stdin=json.dumps(document)
     )
     assert code == 2
-    assert "rule 2 ('broken'): 422 /problems/invalid-rule: schedule" in err
+    assert "rule 2 ('broken'): 422 /problems/invalid-schedule: schedule" in err
     assert list(editor.rules.list()) == []
 
 

@@ -70,6 +70,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "ItemPut": ("kv", "put"),
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
+    "TenantSettings": ("tenant", "update"),
 }
 #: A method's parameter for a body field of another name.
 RENAMED = {"rule_id": "rule"}

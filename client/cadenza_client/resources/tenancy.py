@@ -41,6 +41,12 @@ class Own(Resource[S]):
         """Your tenant, its quotas, today's usage and your key's role."""
         return route.call(reading(TenantSelf))
 
+    @operation("PATCH", "/v1/tenant")
+    def update(route: Route, *, default_timezone: str | None = None) -> Call[TenantSelf]:
+        """Change your tenant's settings (admin): the zone of rules and previews naming none."""
+        body = given(default_timezone=default_timezone)
+        return route.call(reading(TenantSelf), body=body, is_idempotent=True)
+
 
 class Keys(Resource[S]):
     """The tenant's API keys (admin role)."""
