@@ -9,7 +9,7 @@ import httpx
 
 ADMIN_TOKEN = "operator-token-for-tests"
 #: Quotas for tests that run a rule every second and poll the API often.
-BUSY_QUOTAS = {"min_interval_s": 1, "requests_per_minute": 100_000}
+BUSY_QUOTAS = {"min_interval_s": 1, "allow_secondly": True, "requests_per_minute": 100_000}
 
 
 def create_tenant_over_api(base_url: str, quotas: dict[str, Any] | None = None) -> dict[str, Any]:

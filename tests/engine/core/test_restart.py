@@ -42,7 +42,7 @@ LONG = "import time\ndef main(ctx):\n    time.sleep(3)\n"
 async def _tenant(db: AsyncEngine) -> str:
     async with db.begin() as conn:
         tenant, _ = await create_tenant(conn, "acme")
-        await update_tenant(conn, tenant.id, quotas={"min_interval_s": 1})
+        await update_tenant(conn, tenant.id, quotas={"min_interval_s": 1, "allow_secondly": True})
     return tenant.id
 
 
