@@ -189,9 +189,13 @@ async def test_a_steady_stream_is_claimed_a_few_actions_at_a_time(
     first = clock.now() + timedelta(seconds=10)
     offsets_ms = (0, 100, 200, CLAIM_AHEAD_MS + BATCH_AHEAD_MS + 50)
     submitted = [
-        await service.submit_action(
-            tenant_id, run_at=first + timedelta(milliseconds=ms), code="def main(ctx):\n    pass\n"
-        )
+        (
+            await service.submit_action(
+                tenant_id,
+                run_at=first + timedelta(milliseconds=ms),
+                code="def main(ctx):\n    pass\n",
+            )
+        ).action
         for ms in offsets_ms
     ]
     await service.start()
