@@ -29,10 +29,12 @@ from api.errors import (
     Unauthorized,
 )
 from api.metrics import route_of
+from api.schemas.common import SCHEDULE_ERROR
 from api.validation import field_errors, validation_errors
 from engine.errors import (
     ActionNotFound,
     InvalidRule,
+    InvalidRuleSchedule,
     InvalidState,
     QuotaExceeded,
     RuleNotFound,
@@ -68,6 +70,7 @@ class Kind:
 
 
 NOT_FOUND = Kind(404, "not-found", "Not found")
+INVALID_SCHEDULE = Kind(422, "invalid-schedule", "Invalid schedule")
 INVALID = Kind(422, "invalid-input", "Invalid input")
 INTERNAL = Kind(500, "internal", "Internal error")
 
@@ -91,10 +94,11 @@ PROBLEMS: dict[type[BaseException], Kind] = {
     StaleVersion: Kind(412, "stale-version", "Precondition failed: stale version"),
     InvalidInput: INVALID,
     InvalidRule: Kind(422, "invalid-rule", "Invalid rule"),
-    InvalidSchedule: Kind(422, "invalid-schedule", "Invalid schedule"),
+    InvalidRuleSchedule: INVALID_SCHEDULE,
+    InvalidSchedule: INVALID_SCHEDULE,
     RangeTooLarge: Kind(422, "range-too-large", "Range too large"),
     EvaluationBudgetExceeded: Kind(422, "schedule-too-complex", "Schedule too complex"),
-    ScheduleError: Kind(422, "invalid-schedule", "Invalid schedule"),
+    ScheduleError: INVALID_SCHEDULE,
     QuotaExceeded: Kind(422, "quota-exceeded", "Quota exceeded"),
     RequestValidationError: Kind(422, "validation", "Request validation failed"),
     DatabaseUnavailable: Kind(503, "unavailable", "Service unavailable"),
@@ -110,10 +114,18 @@ _HTTP_SLUGS = {
 
 
 def kind_of(exc: BaseException) -> Kind | None:
+    if isinstance(exc, RequestValidationError) and _is_schedule_error(exc):
+        return INVALID_SCHEDULE
     for cls in type(exc).__mro__:
         if cls in PROBLEMS:
             return PROBLEMS[cls]
     return None
+
+
+def _is_schedule_error(exc: RequestValidationError) -> bool:
+    """Only a time zone the schema refused: the same problem as a schedule the engine refuses."""
+    found = exc.errors()
+    return bool(found) and all(e.get("type") == SCHEDULE_ERROR for e in found)
 
 
 def problem_response(

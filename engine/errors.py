@@ -61,6 +61,11 @@ class InvalidRule(EngineError):
         super().__init__(f"{field}{where}: {reason}{fix}")
 
 
+class InvalidRuleSchedule(InvalidRule):
+    """The rule's schedule (or its time zone) does not parse or never occurs: the same kind of
+    problem the preview reports for the same text, so a client handles both alike."""
+
+
 class QuotaExceeded(EngineError):
     """The tenant's quota does not allow this; ask the operator to raise it."""
 

@@ -15,7 +15,7 @@ from enum import StrEnum
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from tenants.errors import InvalidInput, NotFound
+from tenants.errors import Conflict, InvalidInput, NotFound
 from tenants.ids import new_id
 from tenants.tables import api_keys, tenants
 
@@ -120,11 +120,14 @@ async def list_keys(conn: AsyncConnection, tenant_id: str) -> list[ApiKey]:
 
 
 async def revoke_key(conn: AsyncConnection, key_id: str, tenant_id: str | None = None) -> ApiKey:
-    """Revoke a key (idempotent); with `tenant_id`, only a key of that tenant is found."""
+    """Revoke a live key; with `tenant_id`, only a key of that tenant is found.
+
+    A key revoked already raises Conflict (with when): the caller learns that this call changed
+    nothing, and the first revocation's time is never overwritten."""
     condition = api_keys.c.id == key_id
     if tenant_id is not None:
         condition &= api_keys.c.tenant_id == tenant_id
-    await conn.execute(
+    revoked = await conn.execute(
         update(api_keys)
         .where(condition, api_keys.c.revoked_at.is_(None))
         .values(revoked_at=datetime.now(UTC))
@@ -132,4 +135,10 @@ async def revoke_key(conn: AsyncConnection, key_id: str, tenant_id: str | None =
     row = (await conn.execute(select(api_keys).where(condition))).first()
     if row is None:
         raise NotFound(f"no API key {key_id!r}")
-    return _row_to_key(row)
+    key = _row_to_key(row)
+    if revoked.rowcount == 0 and key.revoked_at is not None:
+        raise Conflict(
+            f"API key {key_id!r} was revoked already, at {key.revoked_at.isoformat()}: "
+            "nothing changed"
+        )
+    return key

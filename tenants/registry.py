@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import delete, select, update
 from sqlalchemy.exc import IntegrityError
@@ -36,6 +37,8 @@ class Tenant:
     created_at: datetime
     webhook_url: str | None
     quotas: dict[str, Any]
+    default_timezone: str = "UTC"
+    """The zone of a rule or a preview that names none."""
 
 
 QUOTA_COLUMNS = (
@@ -60,7 +63,19 @@ def row_to_tenant(row: Any) -> Tenant:
         created_at=m["created_at"],
         webhook_url=m["webhook_url"],
         quotas={c: m[c] for c in QUOTA_COLUMNS},
+        default_timezone=m["default_timezone"],
     )
+
+
+def validate_zone(name: str) -> str:
+    """`name` if it is an IANA time zone this machine knows."""
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise InvalidInput(
+            f"unknown time zone {name!r}: use an IANA name such as Europe/Berlin"
+        ) from exc
+    return name
 
 
 def validate_name(name: str) -> str:
@@ -136,14 +151,18 @@ async def update_tenant(
     *,
     name: str | None = None,
     quotas: Mapping[str, Any] | None = None,
+    default_timezone: str | None = None,
 ) -> Tenant:
-    """Rename a tenant and/or change some of its quotas (only columns of QUOTA_COLUMNS)."""
+    """Rename a tenant, change some of its quotas (only columns of QUOTA_COLUMNS) and/or the
+    zone of its rules that name none (rules saved before keep the zone they were saved with)."""
     values: dict[str, Any] = dict(quotas or {})
     unknown = sorted(set(values) - set(QUOTA_COLUMNS))
     if unknown:
         raise InvalidInput(f"unknown quota {unknown[0]!r}: use one of {', '.join(QUOTA_COLUMNS)}")
     if name is not None:
         values["name"] = validate_name(name)
+    if default_timezone is not None:
+        values["default_timezone"] = validate_zone(default_timezone)
     if not values:
         return await get_tenant(conn, tenant_id)
     try:

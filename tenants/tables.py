@@ -40,6 +40,8 @@ tenants = Table(
     Column("status", String(16), nullable=False, server_default="active"),
     Column("created_at", UtcDateTime, nullable=False),
     Column("webhook_url", String(2000)),
+    # The zone of a rule or preview that names none.
+    Column("default_timezone", String(64), nullable=False, server_default="UTC"),
     # Quotas: caps on what the tenant's rules may ask for.
     Column("max_rules", Integer, nullable=False, server_default="1000"),
     Column("max_concurrency", Integer, nullable=False, server_default="2"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Path, Query, Response
 
 from api.deps import EditorDep, EngineDep, ViewerDep
 from api.pagination import Page, PageDep
@@ -18,18 +18,21 @@ MAX_ID = 2**63 - 1
 ActionId = Annotated[int, Path(ge=1, le=MAX_ID, description="The action's id.")]
 
 
-@router.post("", response_model=ActionPublic, status_code=201)
-async def submit_action(body: ActionCreate, caller: EditorDep, engine: EngineDep) -> Any:
-    """Plan a one-off run; a second submission with the same `key` updates the pending one."""
-    return await engine.submit_action(
-        caller.tenant_id,
-        run_at=body.run_at,
-        key=body.key,
-        rule_id=body.rule_id,
-        code=body.code,
-        runtime=body.runtime,
-        params=body.params,
-    )
+@router.post(
+    "",
+    response_model=ActionPublic,
+    status_code=201,
+    responses={200: {"model": ActionPublic, "description": "Its key named an action already."}},
+)
+async def submit_action(
+    body: ActionCreate, caller: EditorDep, engine: EngineDep, response: Response
+) -> Any:
+    """Plan a one-off run (201); a second submission with the same `key` updates the pending
+    one and answers 200, so a retried submit never plans two."""
+    submitted = await engine.submit_action(caller.tenant_id, **body.model_dump())
+    if not submitted.is_new:
+        response.status_code = 200
+    return submitted.action
 
 
 @router.get("", response_model=Page[ActionPublic])

@@ -38,8 +38,13 @@ async def create_api_key(body: KeyCreate, caller: AdminDep, db: DbDep) -> dict[s
     return {**issued.key.__dict__, "secret": issued.secret}
 
 
-@router.delete("/{key_id}", response_model=KeyPublic)
+@router.delete(
+    "/{key_id}",
+    response_model=KeyPublic,
+    responses={409: {"description": "The key was revoked already."}},
+)
 async def revoke_api_key(caller: AdminDep, db: DbDep, key_id: KeyId) -> Any:
-    """Revoke a key of your tenant (idempotent); requests with it get 401 from now on."""
+    """Revoke a key of your tenant; requests with it get 401 from now on. A key revoked already
+    answers 409 (`conflict`, naming when), and nothing changes."""
     async with db.begin() as conn:
         return await revoke_key(conn, key_id, tenant_id=caller.tenant_id)

@@ -32,7 +32,7 @@ async def preview_schedule(
     after = body.after or datetime.now(UTC).replace(second=0, microsecond=0)
     schedule = parse_schedule(
         body.schedule,
-        body.timezone,
+        body.timezone or caller.tenant.default_timezone,
         anchor=after,
         dst_gap=body.dst_gap,
         dst_repeat=body.dst_repeat,

@@ -12,7 +12,7 @@ from api.deps import EngineDep, ViewerDep
 from api.errors import BadParameter
 from api.routes.rules import RuleId
 from api.schemas.common import Instant
-from api.schemas.rules import RuleUpdate
+from api.schemas.rules import RuleUpdate, zoned
 from api.schemas.timeline import ChangePreview, RuleStats, Timeline
 
 router = APIRouter(prefix="/v1/rules/{rule_id}", tags=["rules"])
@@ -65,5 +65,5 @@ async def preview_change(
     count: Annotated[int, Query(ge=1, le=100)] = 10,
 ) -> Any:
     """The next occurrences before and after the proposed change; nothing is saved."""
-    changes = body.model_dump(exclude_unset=True)
+    changes = zoned(body.model_dump(exclude_unset=True), caller.tenant.default_timezone)
     return await engine.preview_change(caller.tenant_id, rule_id, changes, count=count)

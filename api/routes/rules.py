@@ -1,10 +1,10 @@
 """`/v1/rules`: create, list, read, edit (with If-Match on the version), delete, validate.
 
 A rule's `ETag` is its version, and every change makes a new version (an edit, a pause, a
-resume). PATCH, DELETE, pause and resume with `If-Match` succeed only while the rule is still
-at that version, checked by the statement that writes; otherwise 412 and nothing changes, so
-two editors never silently overwrite each other. Without `If-Match` the change applies to
-whatever version is current.
+resume). PATCH, DELETE, pause and resume with `If-Match` succeed only while no edit came after
+that version (a pause or a resume may have: they change nothing an editor read), checked by
+the statement that writes; otherwise 412 and nothing changes, so two editors never silently
+overwrite each other. Without `If-Match` the change applies to whatever version is current.
 """
 
 from __future__ import annotations
@@ -13,18 +13,23 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query, Response
 
-from api.deps import EditorDep, EngineDep, ViewerDep
+from api.deps import Caller, EditorDep, EngineDep, ViewerDep
 from api.pagination import Page, PageDep
-from api.schemas.rules import RuleCreate, RulePublic, RuleUpdate
+from api.schemas.rules import RuleCreate, RulePublic, RuleUpdate, zoned
 from engine.domain.records import Rule, RuleSpec
-from engine.errors import StaleVersion
 
 router = APIRouter(prefix="/v1/rules", tags=["rules"])
 
 RuleId = Annotated[str, Path(max_length=40, description="The rule's id (`r_…`).")]
+#: An ETag of ours (`"3"`, weak `W/"3"`, bare `3`) or `*`.
+ETAG_PATTERN = r'^ *(\*|(W/)?"?[0-9]{1,9}"?) *$'
 IfMatch = Annotated[
     str | None,
-    Header(max_length=100, description='The version you read, as its ETag (`"3"`).'),
+    Header(
+        max_length=100,
+        pattern=ETAG_PATTERN,
+        description='The version you read, as its ETag (`"3"`), or `*` for any.',
+    ),
 ]
 
 
@@ -33,19 +38,20 @@ def etag(rule: Rule) -> str:
 
 
 def expected_version(if_match: str | None) -> int | None:
-    """The version an If-Match names (None for none or `*`); a value naming none is stale."""
-    if if_match is None or if_match.strip() == "*":
-        return None
-    tag = if_match.strip().removeprefix("W/").strip('"')
-    if not tag.isdigit() or len(tag) > 9:
-        raise StaleVersion(0, f"If-Match {if_match!r} names no version of this rule: send its ETag")
-    return int(tag)
+    """The version an If-Match names (None for none or `*`); ETAG_PATTERN checked its shape."""
+    tag = (if_match or "*").strip().removeprefix("W/").strip('"')
+    return None if tag == "*" else int(tag)
 
 
 def tagged(response: Response, rule: Rule) -> Rule:
     """`rule`, with its version as the response's ETag."""
     response.headers["ETag"] = etag(rule)
     return rule
+
+
+def rule_spec(body: RuleCreate, caller: Caller) -> RuleSpec:
+    """The rule as the engine takes it, in the tenant's default zone when it names none."""
+    return RuleSpec(**zoned(body.model_dump(), caller.tenant.default_timezone))
 
 
 @router.get("", response_model=Page[RulePublic])
@@ -67,7 +73,7 @@ async def create_rule(
     body: RuleCreate, caller: EditorDep, engine: EngineDep, response: Response
 ) -> Any:
     """Save a rule; its first occurrence is planned at once."""
-    rule = await engine.create_rule(caller.tenant_id, RuleSpec(**body.model_dump()))
+    rule = await engine.create_rule(caller.tenant_id, rule_spec(body, caller))
     response.headers["Location"] = f"/v1/rules/{rule.id}"
     return tagged(response, rule)
 
@@ -75,7 +81,7 @@ async def create_rule(
 @router.post("/validate")
 async def validate_rule(body: RuleCreate, caller: EditorDep, engine: EngineDep) -> dict[str, bool]:
     """Check schedule, script and quotas as a save would, without saving anything."""
-    await engine.validate_rule(caller.tenant_id, RuleSpec(**body.model_dump()))
+    await engine.validate_rule(caller.tenant_id, rule_spec(body, caller))
     return {"valid": True}
 
 
@@ -97,7 +103,7 @@ async def update_rule(
     if_match: IfMatch = None,
 ) -> Any:
     """Change the fields given; pending actions of the old version are cancelled, never run."""
-    changes = body.model_dump(exclude_unset=True)
+    changes = zoned(body.model_dump(exclude_unset=True), caller.tenant.default_timezone)
     rule = await engine.update_rule(
         caller.tenant_id, rule_id, changes, expected_version=expected_version(if_match)
     )

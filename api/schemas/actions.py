@@ -27,6 +27,18 @@ class ActionCreate(Input):
     code: Code | None = None
     runtime: RuntimeName | None = None
     params: dict[str, Any] | None = None
+    expires_at: Instant | None = Field(
+        None,
+        description="Not started by then, it is expired (event `action.expired`) instead of "
+        "run late; after `run_at`. Default: it waits as long as it takes.",
+    )
+    priority: int | None = Field(
+        None,
+        strict=True,
+        ge=-1000,
+        le=1000,
+        description="Higher runs first among actions due at once; default: its rule's, or 0.",
+    )
 
     model_config = {
         "json_schema_extra": {
@@ -34,7 +46,8 @@ class ActionCreate(Input):
                 {
                     "run_at": "2030-01-01T09:00:00+01:00",
                     "key": "invoice-42-reminder",
-                    "code": "emit({'type': 'email', 'to': 'ops@example.com'})",
+                    "code": "def main(ctx):\n    ctx.emit('email', {'to': ctx.params['to']})\n",
+                    "params": {"to": "ops@example.com"},
                 }
             ]
         }
@@ -55,6 +68,13 @@ class ActionPublic(Public):
     priority: int
     created_at: datetime
     finished_at: datetime | None
+    started_at: datetime | None = Field(
+        description="When its current run started; null while it has not, and until then it "
+        "can be cancelled (a run that started is never interrupted)."
+    )
+    expires_at: datetime | None = Field(
+        description="Expired instead of run if not started by then."
+    )
 
 
 class ActionList(Public):

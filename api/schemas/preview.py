@@ -28,7 +28,9 @@ OffsetInstant = Annotated[str, Field(json_schema_extra={"format": "date-time"})]
 
 class PreviewCreate(Input):
     schedule: Schedule
-    timezone: TimeZone = "UTC"
+    timezone: TimeZone | None = Field(
+        None, description="The IANA zone of the schedule; null or absent: the tenant's default."
+    )
     after: Instant | None = Field(
         None,
         description="List occurrences strictly after this instant (default: now); it needs an "

@@ -26,7 +26,7 @@ Code = Annotated[
         min_length=1,
         max_length=MAX_CODE_CHARS,
         description="The script: Python source, MicroPython source, or a WebAssembly module.",
-        examples=["emit({'type': 'email', 'to': params['to']})"],
+        examples=["def main(ctx):\n    ctx.emit('email', {'to': ctx.params['to']})\n"],
     ),
 ]
 
@@ -36,7 +36,9 @@ class RuleCreate(Input):
     schedule: Schedule
     code: Code
     runtime: RuntimeName = RuntimeName.PYTHON
-    timezone: TimeZone = "UTC"
+    timezone: TimeZone | None = Field(
+        None, description="The IANA zone of the schedule; null or absent: the tenant's default."
+    )
     description: str = Field("", max_length=2000)
     params: dict[str, Any] = Field(default_factory=dict, description="Passed to the script.")
     enabled: StrictBool = True
@@ -62,7 +64,7 @@ class RuleCreate(Input):
                     "name": "weekday reminder",
                     "schedule": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR;BYHOUR=9",
                     "timezone": "Europe/Berlin",
-                    "code": "emit({'type': 'reminder', 'text': 'stand-up'})",
+                    "code": "def main(ctx):\n    ctx.emit('reminder', {'text': 'stand-up'})\n",
                 }
             ]
         }
@@ -97,12 +99,24 @@ class RulePublic(RuleCreate):
     model_config = {"extra": "ignore", "from_attributes": True}
 
     id: str
-    version: int = Field(description="Bumped on every change; send it back in If-Match.")
+    timezone: str
+    version: int = Field(
+        description="Bumped on every change; send it back in If-Match (a pause or a resume "
+        "leaves an If-Match current)."
+    )
     created_at: datetime
     updated_at: datetime
     next_run_at: datetime | None = Field(description="Null when paused or finished.")
     schedule_text: str = Field(description="The schedule in plain English.")
     last_outcome: str | None
+
+
+def zoned(values: dict[str, Any], default_timezone: str) -> dict[str, Any]:
+    """`values` (a rule or the changes to one) with a null `timezone` made the tenant's
+    default; an absent one stays absent (a change keeps the rule's zone)."""
+    if "timezone" in values and values["timezone"] is None:
+        return {**values, "timezone": default_timezone}
+    return values
 
 
 class Window(Input):

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, StrictBool
 
-from api.schemas.common import Input, Public
+from api.schemas.common import Input, Public, TimeZone
 from tenants.keys import Role
 from tenants.registry import TenantStatus
 
@@ -56,6 +56,7 @@ class TenantPublic(Public):
     created_at: datetime
     webhook_url: str | None
     quotas: Quotas
+    default_timezone: str = Field(description="The zone of a rule or preview that names none.")
 
 
 class TenantSelf(TenantPublic):
@@ -63,6 +64,16 @@ class TenantSelf(TenantPublic):
 
     usage_today: Usage
     role: Role
+
+
+class TenantSettings(Input):
+    """What a tenant's admin sets for the whole tenant; only the fields given change."""
+
+    default_timezone: TimeZone | None = Field(
+        None,
+        description="The zone of a rule or preview that names none; rules saved before keep "
+        "theirs.",
+    )
 
 
 class TenantCreate(Input):

@@ -48,7 +48,7 @@ def main(base_url: str, key: str) -> None:
         # Every error of the API is an exception of its problem type, naming the field.
         try:
             cadenza.rules.create(NewRule(name="bad", schedule="FREQ=DAILY;BYHOUR=25", code=SCRIPT))
-        except InvalidInput as problem:  # InvalidRule here; InvalidSchedule from preview
+        except InvalidInput as problem:  # InvalidSchedule, here as from the preview
             print("refused:", problem.field, "-", problem.detail)
 
         # Try the script once in the real sandbox: nothing is saved or applied.

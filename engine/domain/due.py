@@ -79,6 +79,8 @@ class DueAction:
     claimed_at: datetime | None
     trace_parent: str | None
     rule: RuleSnapshot | None
+    #: Not started by then, a one-off is expired rather than run late.
+    expires_at: datetime | None = None
 
     @property
     def is_chain(self) -> bool:

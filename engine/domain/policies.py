@@ -68,6 +68,8 @@ def decide(action: DueAction, schedule: Schedule | None, c: Circumstances) -> De
     outdated = _outdated(action, rule)
     if outdated is not None:
         return outdated
+    if action.expires_at is not None and c.now > action.expires_at:
+        return Decision(Verdict.EXPIRE, SkipReason.EXPIRES_AT)
     if rule is not None and action.is_chain and not action.was_claimed and schedule is not None:
         missed = _misfire(action, rule, schedule, c)
         if missed is not None:

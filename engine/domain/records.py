@@ -75,6 +75,8 @@ class SkipReason(StrEnum):
     QUOTA = "quota"
     DST_GAP = "dst_gap"
     GRACE = "grace"
+    EXPIRES_AT = "expires_at"
+    """A one-off that had not started when its `expires_at` passed."""
     RULE_CHANGED = "rule_changed"
     RULE_DELETED = "rule_deleted"
     USER = "user"
@@ -151,6 +153,16 @@ class Action:
     priority: int
     created_at: datetime
     finished_at: datetime | None
+    started_at: datetime | None
+    expires_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SubmittedAction:
+    """A one-off as submitted: `is_new` is False when its key named an action already."""
+
+    action: Action
+    is_new: bool
 
 
 @dataclass(frozen=True)

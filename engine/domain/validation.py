@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from engine.domain.records import MisfirePolicy, OverlapPolicy, RuleSpec
 from engine.domain.rule_schedules import compile_schedule
-from engine.errors import InvalidRule, QuotaExceeded
+from engine.errors import InvalidRule, InvalidRuleSchedule, QuotaExceeded
 from engine.recurrence import InvalidSchedule, Schedule, ScheduleError, ScheduleLimits
 from sandbox import Limits, RuntimeName, Sandbox, SandboxError, ScriptRejected
 from tenants.quotas import Quotas
@@ -53,7 +53,7 @@ def check_fields(spec: RuleSpec) -> None:
     try:
         ZoneInfo(spec.timezone)
     except (ZoneInfoNotFoundError, ValueError) as exc:
-        raise InvalidRule(
+        raise InvalidRuleSchedule(
             "timezone",
             f"unknown time zone {spec.timezone!r}",
             hint="use an IANA name such as Europe/Berlin",
@@ -87,18 +87,18 @@ def check_quotas(spec: RuleSpec, quotas: Quotas) -> None:
 
 def parse_rule_schedule(spec: RuleSpec, created_at: datetime, limits: ScheduleLimits) -> Schedule:
     """The rule's schedule, anchored and with its horizon counted from the rule's creation;
-    InvalidRule(field="schedule") when it does not parse."""
+    InvalidRuleSchedule(field="schedule") when it does not parse."""
     try:
         return compile_schedule(
             spec.schedule, spec.timezone, created_at, str(spec.dst_gap), str(spec.dst_repeat),
             limits, since=created_at,
         )  # fmt: skip
     except InvalidSchedule as exc:
-        raise InvalidRule(
+        raise InvalidRuleSchedule(
             "schedule", exc.reason, position=exc.position, hint=exc.hint or None
         ) from exc
     except ScheduleError as exc:
-        raise InvalidRule("schedule", str(exc)) from exc
+        raise InvalidRuleSchedule("schedule", str(exc)) from exc
 
 
 async def check_code(

@@ -17,11 +17,20 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
-from engine.domain.records import Action, Page, Rule, RuleSpec, Run, SkipReason, TimelineEntry
+from engine.domain.records import (
+    Action,
+    Page,
+    Rule,
+    RuleSpec,
+    Run,
+    SkipReason,
+    SubmittedAction,
+    TimelineEntry,
+)
 from engine.loop.supervisor import Supervisor
 from engine.runs import trial
 from engine.runs.trial import TrialResult
-from engine.service import action_writes, insights, reads, rule_writes
+from engine.service import action_writes, insights, one_offs, reads, rule_writes
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 
@@ -131,8 +140,10 @@ class EngineService:
         code: str | None = None,
         runtime: str | None = None,
         params: dict[str, Any] | None = None,
-    ) -> Action:
-        action_id = await action_writes.submit(
+        expires_at: datetime | None = None,
+        priority: int | None = None,
+    ) -> SubmittedAction:
+        submitted = await one_offs.submit(
             self._deps,
             tenant_id,
             run_at=run_at,
@@ -141,8 +152,11 @@ class EngineService:
             code=code,
             runtime=runtime,
             params=params,
+            expires_at=expires_at,
+            priority=priority,
         )
-        return await self.get_action(tenant_id, action_id)
+        action = await self.get_action(tenant_id, submitted.action_id)
+        return SubmittedAction(action, submitted.is_new)
 
     async def cancel_action(self, tenant_id: str, action_id: int) -> Action:
         await action_writes.cancel(self._deps, tenant_id, action_id)

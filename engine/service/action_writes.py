@@ -1,6 +1,6 @@
-"""Actions made by hand: trigger a rule now, backfill a range, one-offs with an idempotency key,
-cancel and retry. Only a rule's own chain of occurrences (key None) plans the next one; every
-hand-made action carries a key, so it never forks the rule's timeline.
+"""Actions made by hand: trigger a rule now, backfill a range, cancel and retry (one-offs with
+an idempotency key are `engine.service.one_offs`). Only a rule's own chain of occurrences (key None)
+plans the next one; every hand-made action carries a key, so it never forks the rule's timeline.
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
 from engine.domain.occurrences import rule_schedule
-from engine.domain.records import ActionStatus, RuleSpec, SkipReason
-from engine.domain.validation import check_code, require_aware
+from engine.domain.records import ActionStatus, SkipReason
+from engine.domain.validation import require_aware
 from engine.errors import ActionNotFound, InvalidRule, InvalidState
 from engine.loop.chain import continue_chains
 from engine.ops import metrics, tracing
@@ -24,11 +23,9 @@ from engine.service.row_records import MAX_ID
 from engine.service.rule_writes import load
 from engine.store import actions as action_store
 from engine.store.snapshots import due_action, rule_snapshot
-from sandbox import RuntimeName
 
 #: Most occurrences one backfill may create.
 MAX_BACKFILL = 1000
-_DEFAULTS = RuleSpec(name="-", schedule="-", code="")
 
 
 def _manual_row(
@@ -92,88 +89,6 @@ async def backfill(
     return ids
 
 
-async def submit(
-    deps: Deps,
-    tenant_id: str,
-    *,
-    run_at: datetime,
-    key: str | None,
-    rule_id: str | None,
-    code: str | None,
-    runtime: str | None,
-    params: dict[str, Any] | None,
-) -> int:
-    """A one-off at `run_at`; with a key already used, the pending action is updated instead."""
-    require_aware("run_at", run_at)
-    if (rule_id is None) == (code is None):
-        raise InvalidRule("code", "give either rule_id or code (and runtime), not both or neither")
-    profile = await deps.profile(tenant_id)
-    timeout_ms = min(_DEFAULTS.timeout_ms, profile.quotas.max_timeout_ms)
-    if code is not None:
-        await check_code(deps.sandbox, runtime or RuntimeName.PYTHON, code, timeout_ms)
-    now = deps.clock.now()
-    values: dict[str, Any] = {"scheduled_at": run_at, "due_at": run_at, "params": params}
-    values["trace_parent"] = tracing.current_parent()
-    if code is not None:
-        values |= {
-            "runtime": runtime or RuntimeName.PYTHON,
-            "code": code,
-            "timeout_ms": timeout_ms,
-            "memory_mb": min(_DEFAULTS.memory_mb, profile.quotas.max_memory_mb),
-            "max_attempts": _DEFAULTS.max_attempts,
-        }
-    key = key or f"oneoff:{secrets.token_hex(8)}"
-    async with deps.write() as conn:
-        existing = await action_store.find_by_key(conn, tenant_id, key)
-        if existing is not None:
-            changed = values | _unclaimed(existing)  # once its run started, nothing changes
-            await action_store.update_unstarted(conn, existing, changed, now)
-            action_id = int(existing["id"])
-        else:
-            rule = await load(conn, tenant_id, rule_id) if rule_id is not None else None
-            action_id = await _insert_one_off(conn, tenant_id, key, rule, values, now)
-    deps.wake(tenant_id)
-    return action_id
-
-
-def _unclaimed(action: RowMapping) -> dict[str, Any]:
-    """An action claimed ahead goes back to pending, its attempt not counted (it never ran
-    with effect: see `engine.store.actions.update_unstarted`)."""
-    if action["status"] != "running":
-        return {}
-    return {"status": ActionStatus.PENDING, "attempt": action["attempt"] - 1}
-
-
-async def _insert_one_off(
-    conn: Any,
-    tenant_id: str,
-    key: str,
-    rule: RowMapping | None,
-    values: dict[str, Any],
-    now: datetime,
-) -> int:
-    row = values | {
-        "tenant_id": tenant_id,
-        "key": key,
-        "status": ActionStatus.PENDING,
-        "created_at": now,
-    }
-    if rule is not None:
-        row |= {
-            "rule_id": rule["id"],
-            "rule_version": rule["version"],
-            "max_attempts": rule["max_attempts"],
-            "priority": rule["priority"],
-        }
-    try:
-        async with conn.begin_nested():
-            return await action_store.insert_action(conn, row)
-    except IntegrityError as exc:
-        raise InvalidState(
-            f"an action with key {key!r} was submitted at the same moment: submit again"
-        ) from exc
-
-
 async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     """Cancel an action that has not started (pending, or claimed ahead of its due time); a
     rule's own occurrence moves its chain to the next one."""
@@ -186,13 +101,26 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
             "finished_at": now,
         }
         if not await action_store.update_unstarted(conn, row, cancelled, now):
-            raise InvalidState(
-                f"action {action_id} is {row['status']}, only an action that has not started "
-                "can be cancelled"
-            )
+            raise InvalidState(_not_cancellable(row))
         metrics.count_skips(SkipReason.USER, 1)
         await continue_chains(conn, [due_action(row)], now, deps.config.horizon_years)
     deps.wake(tenant_id)
+
+
+def _not_cancellable(row: RowMapping) -> str:
+    """Why a cancel changed nothing: a run that started is never interrupted (its script may
+    have had effects already; its timeout bounds it)."""
+    if row["status"] != "running":
+        return (
+            f"action {row['id']} is {row['status']} already: only an action that has not "
+            "started can be cancelled"
+        )
+    started_at = row["started_at"]
+    since = f" since {started_at.isoformat()}" if started_at is not None else ""
+    return (
+        f"action {row['id']} is running{since}: a run that started is not interrupted, it ends "
+        "within its timeout; pause its rule to stop the next ones"
+    )
 
 
 async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:

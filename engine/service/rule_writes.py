@@ -1,6 +1,7 @@
 """Creating and changing rules: validate, write in one transaction, re-plan the pending action.
 
-Every change bumps the rule's version and finishes its pending actions of the old version in
+Every change bumps the rule's version (an If-Match stays current across a pause or a resume:
+`engine.service.rule_etags`) and finishes its pending actions of the old version in
 the same transaction (cancelled, or skipped with reason `paused`), so old code never runs again.
 The same transaction keeps the rule's traces true: DST gap traces written ahead for the old
 version go, and resuming records the occurrences the pause skipped (see docs/engine.md, "What
@@ -33,8 +34,14 @@ from engine.domain.validation import (
     parse_rule_schedule,
     spec_with,
 )
-from engine.errors import InvalidRule, QuotaExceeded, RuleNotFound, StaleVersion
+from engine.errors import (
+    InvalidRuleSchedule,
+    QuotaExceeded,
+    RuleNotFound,
+    StaleVersion,
+)
 from engine.ops import metrics, tracing
+from engine.service import rule_etags
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store.snapshots import rule_snapshot
@@ -72,7 +79,7 @@ async def validate(
     schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
     values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
     if next_occurrence(schedule, spec, deps.clock.now()) is None:
-        raise InvalidRule(
+        raise InvalidRuleSchedule(
             "schedule",
             "has no occurrence after now within the rule's start/end window",
             hint="choose a schedule that occurs in the future, or move end_at",
@@ -87,7 +94,8 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
     profile = await deps.profile(tenant_id)
     values = await validate(deps, tenant_id, spec, now, profile)
     rule_id = new_id("r")
-    values |= {"id": rule_id, "version": 1, "created_at": now, "updated_at": now}
+    values |= {"id": rule_id, "version": 1, "edited_version": 1}
+    values |= {"created_at": now, "updated_at": now}
     values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
     values |= {"deleted_at": None}
     async with deps.write() as conn:
@@ -121,25 +129,22 @@ async def change(
 ) -> None:
     """Apply `changes` as a new version; pending actions of the old version are finished.
 
-    With `expected_version` the change applies only to that version: the check is part of the
-    statement that writes, so an edit committed after the caller read the rule makes this one
-    fail with StaleVersion and change nothing. Without it, the change applies to the version
-    current when it is written (a concurrent edit makes it read the rule again).
-
-    Disabling the rule is a pause, whatever `reason` says: its pending occurrence is skipped
-    (reason paused). Enabling it resumes it: the occurrences since the pause are recorded as
-    skipped (reason paused), and planning starts from now.
-    """
+    With `expected_version` the change applies only while no edit came after that version (a
+    pause or a resume may have: `engine.service.rule_etags`); the version it writes on is
+    checked by the statement that writes, so an edit committed after the caller read the rule
+    makes this one fail with StaleVersion and change nothing. Without it, the change applies to
+    the version current when it is written. Either way a concurrent change makes it read the
+    rule again. Disabling the rule is a pause, whatever `reason` says: its pending occurrence is
+    skipped (reason paused). Enabling it resumes it: the occurrences since the pause are
+    recorded as skipped (reason paused), and planning starts from now."""
     for _ in range(MAX_RACES):
         async with deps.db.connect() as conn:
             row = await load(conn, tenant_id, rule_id)
-        if expected_version is not None and expected_version != row["version"]:
+        if not rule_etags.is_current(row, expected_version):
             raise StaleVersion(row["version"])
         if await _write_change(deps, row, changes, reason):
             deps.wake(tenant_id)
             return
-        if expected_version is not None:
-            break
     async with deps.db.connect() as conn:
         raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
 
@@ -158,6 +163,8 @@ async def _write_change(
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
     values |= {"updated_at": now}
+    if rule_etags.is_edit(changes):
+        values |= {"edited_version": row["version"] + 1}
     if is_pause or is_resume:
         values |= {"paused_at": now if is_pause else None}
     if is_pause:
@@ -209,12 +216,17 @@ async def _plan_next(conn: AsyncConnection, rule: RuleSnapshot, deps: Deps, now:
 async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:
     """Soft-delete: history stays, pending actions are cancelled, DST gap traces ahead go.
 
-    With `expected_version`, only that version is deleted, checked by the statement that
-    deletes (StaleVersion otherwise, and nothing changes)."""
+    With `expected_version`, only a rule no edit changed since is deleted (a pause or a resume
+    may have come between), checked by the statement that deletes (StaleVersion otherwise, and
+    nothing changes)."""
     now = deps.clock.now()
     async with deps.write() as conn:
+        row = await load(conn, tenant_id, rule_id)
+        if not rule_etags.is_current(row, expected_version):
+            raise StaleVersion(row["version"])
+        version = None if expected_version is None else row["version"]
         values = {"deleted_at": now, "updated_at": now}
-        if not await rule_store.update_rule(conn, tenant_id, rule_id, expected_version, values):
+        if not await rule_store.update_rule(conn, tenant_id, rule_id, version, values):
             raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
         finished = await action_store.finish_pending_of_rule(
             conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now

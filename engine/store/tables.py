@@ -53,6 +53,9 @@ rules = Table(
     Column("deleted_at", UtcDateTime),
     # When a disabled rule was paused (or created disabled); None while it is enabled.
     Column("paused_at", UtcDateTime),
+    # The version of the last change to what the rule is (not a pause or a resume): an If-Match
+    # naming a version from then on is still current (`engine.service.rule_etags`).
+    Column("edited_version", Integer, nullable=False, server_default="1"),
 )
 Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
 
@@ -91,6 +94,8 @@ actions = Table(
     Column("started_at", UtcDateTime),
     # W3C traceparent of the traced API request that made it (`engine.ops.tracing`), if any.
     Column("trace_parent", String(64)),
+    # A one-off not started by then is expired instead (NULL: it waits as long as it takes).
+    Column("expires_at", UtcDateTime),
     UniqueConstraint("tenant_id", "key"),
 )
 Index("ix_actions_tenant_status_due", actions.c.tenant_id, actions.c.status, actions.c.due_at)

@@ -155,6 +155,7 @@ ADMIN_ONLY = [
     ("GET", "/v1/keys", None),
     ("PUT", "/v1/webhook", {"url": "https://example.com/hook"}),
     ("POST", "/v1/webhook/secret", None),
+    ("PATCH", "/v1/tenant", {"default_timezone": "Asia/Tokyo"}),
 ]
 
 
@@ -172,6 +173,7 @@ def test_viewer_cannot_write_and_editor_cannot_administer(new_tenant, problem) -
     assert len(b.viewer.get("/v1/rules").json()["items"]) == 1
     assert b.viewer.get(f"/v1/actions/{owned.action['id']}").json()["status"] == "pending"
     assert b.viewer.get("/v1/webhook").json()["url"] is None
+    assert b.viewer.get("/v1/tenant").json()["default_timezone"] == "UTC"
 
 
 def test_revoked_key_is_401_everywhere(new_tenant, server, problem) -> None:

@@ -44,12 +44,12 @@ def test_stale_if_match_is_412_and_changes_nothing(new_tenant, problem) -> None:
     body = problem(stale, 412, "stale-version")
     assert body["current_version"] == first.json()["version"]
     problem(t.editor.delete(f"/v1/rules/{rule['id']}", headers={"If-Match": etag}), 412)
-    problem(
-        t.editor.patch(
-            f"/v1/rules/{rule['id']}", json={"name": "x"}, headers={"If-Match": "garbage"}
-        ),
-        412,
-    )
+    for garbage in ("garbage", '"3a"', '"1", "2"', '"1234567890"'):
+        refused = t.editor.patch(
+            f"/v1/rules/{rule['id']}", json={"name": "x"}, headers={"If-Match": garbage}
+        )
+        body = problem(refused, 422, "validation")
+        assert body["errors"][0]["field"] == "if-match" and body["errors"][0]["in"] == "header"
     assert t.viewer.get(f"/v1/rules/{rule['id']}").json()["name"] == "one"
     current = first.headers["ETag"]
     assert (

@@ -33,7 +33,7 @@ async def test_concurrent_creates_then_every_page_in_order(async_editor: AsyncCl
 
 async def test_versions_guard_async_writes_too(async_editor: AsyncClient) -> None:
     read = await async_editor.rules.create(NewRule(name="r", schedule="every 1h", code=CODE))
-    changed = await async_editor.rules.update(read, RuleChanges(enabled=False))
+    changed = await async_editor.rules.update(read, RuleChanges(name="renamed"))
     with pytest.raises(StaleVersion) as stale:
         await async_editor.rules.delete(read)
     assert stale.value.current_version == changed.version

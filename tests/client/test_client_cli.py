@@ -19,6 +19,7 @@ from cadenza_client import (
     OverlapPolicy,
     QuotaChanges,
     Role,
+    RuleChanges,
 )
 from support.client_tenants import Tenant
 from support.processes import Server, run_cli
@@ -50,9 +51,10 @@ def test_rules_list_get_pause_resume_trigger_and_delete(
     assert json.loads(out)["version"] == 3
     code, out, _ = cadenza(client_server, key, "rules", "trigger", rule.id)
     assert code == 0 and f"of rule {rule.id} planned" in out
+    editor.rules.update(rule.id, RuleChanges(name="renamed"))  # version 4: version 1 is stale
     code, _, err = cadenza(client_server, key, "rules", "delete", rule.id, "--version", "1")
     assert code == 2 and "412 /problems/stale-version" in err and err.count("\n") == 1
-    code, out, _ = cadenza(client_server, key, "rules", "delete", rule.id, "--version", "3")
+    code, out, _ = cadenza(client_server, key, "rules", "delete", rule.id, "--version", "4")
     assert (code, out) == (0, f"rule {rule.id} deleted\n")
     code, _, err = cadenza(client_server, key, "rules", "get", rule.id)
     assert code == 2 and "404 /problems/not-found" in err
@@ -152,7 +154,7 @@ def test_an_import_with_one_bad_rule_creates_none_and_names_it(
         client_server, tenant.keys[Role.EDITOR], "rules", "import", "-", stdin=json.dumps(document)
     )
     assert code == 2
-    assert "rule 2 ('broken'): 422 /problems/invalid-rule: schedule" in err
+    assert "rule 2 ('broken'): 422 /problems/invalid-schedule: schedule" in err
     assert list(editor.rules.list()) == []
 
 

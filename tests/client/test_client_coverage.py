@@ -75,6 +75,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "HttpAllowListPut": ("http_allowlist", "set"),
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
+    "TenantSettings": ("tenant", "update"),
 }
 #: A method's parameter for a body field of another name.
 RENAMED = {"rule_id": "rule"}

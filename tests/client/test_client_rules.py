@@ -100,12 +100,12 @@ def test_a_forged_cursor_raises_invalid_cursor_naming_the_field(editor: Client) 
 
 
 def test_a_refused_schedule_names_the_field_and_position(editor: Client) -> None:
-    with pytest.raises(InvalidRule) as refused:
+    with pytest.raises(InvalidSchedule) as refused:
         editor.rules.create(NewRule(name="bad", schedule="FREQ=DAILY;BYHOUR=25", code=CODE))
     problem = refused.value
     assert (problem.status, problem.type, problem.field) == (
         422,
-        "/problems/invalid-rule",
+        "/problems/invalid-schedule",
         "schedule",
     )
     assert problem.errors[0].position == 11 and "BYHOUR=25" in problem.detail

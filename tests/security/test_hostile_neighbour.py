@@ -92,11 +92,15 @@ async def submit_all(db: AsyncEngine, wasm_cache: Path) -> tuple[str, list[int],
             victim, _ = await create_tenant(conn, "victim")
         due = datetime.now(UTC)
         bad = [
-            (await service.submit_action(hostile.id, run_at=due, code=code, runtime=runtime)).id
+            (
+                await service.submit_action(hostile.id, run_at=due, code=code, runtime=runtime)
+            ).action.id
             for runtime, code, _ in HOSTILE
         ]
         good = [
-            (await service.submit_action(victim.id, run_at=due, code=VICTIM, params={"n": n})).id
+            (
+                await service.submit_action(victim.id, run_at=due, code=VICTIM, params={"n": n})
+            ).action.id
             for n in range(VICTIMS)
         ]
     return victim.id, bad, good

@@ -133,9 +133,9 @@ async def submit(engine: Engine, text: str, example: int) -> list[int]:
         action = await service.submit_action(
             engine.hostile, run_at=now, key=key, code=code, runtime=runtime
         )
-        ids.append(action.id)
+        ids.append(action.action.id)
     victim = await service.submit_action(engine.victim, run_at=now, key=f"v{example}", code=VICTIM)
-    return [*ids, victim.id]
+    return [*ids, victim.action.id]
 
 
 async def recorded(engine: Engine, ids: list[int]) -> dict[int, str]:

@@ -22,7 +22,9 @@ class NewRule(Input):
     schedule: str = Field(description="RRULE, cron, `every 15m`, an ISO instant or English.")
     code: str = Field(description="The script (`def main(ctx): ...` for python).")
     runtime: Runtime = Runtime.PYTHON
-    timezone: str = Field("UTC", description="The IANA zone the schedule is read in.")
+    timezone: str | None = Field(
+        None, description="The IANA zone the schedule is read in; None: the tenant's default."
+    )
     description: str = ""
     params: dict[str, Any] = Field(default_factory=dict, description="Handed to the script.")
     enabled: bool = Field(True, description="False: saved but paused.")
@@ -75,6 +77,7 @@ class Rule(NewRule):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     id: str
+    timezone: str
     version: int
     created_at: datetime
     updated_at: datetime

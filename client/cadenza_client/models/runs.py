@@ -27,6 +27,12 @@ class Action(Record):
     priority: int
     created_at: datetime
     finished_at: datetime | None
+    started_at: datetime | None = Field(
+        None, description="When its current run started; until then it can be cancelled."
+    )
+    expires_at: datetime | None = Field(
+        None, description="Expired instead of run if not started by then."
+    )
 
 
 class ActionList(Record):

@@ -56,6 +56,7 @@ class Tenant(Record):
     created_at: datetime
     webhook_url: str | None
     quotas: Quotas
+    default_timezone: str = Field("UTC", description="The zone of a rule that names none.")
 
 
 class TenantCreated(Tenant):

@@ -37,11 +37,15 @@ class Actions(Resource[S]):
         key: str | None = None,
         runtime: Runtime | None = None,
         params: dict[str, Any] | None = None,
+        expires_at: datetime | None = None,
+        priority: int | None = None,
     ) -> Call[Action]:
         """Plan one run at `run_at`: of `code`, or of `rule`'s script.
 
         With a `key` the submission is idempotent: submitting again with the same key updates
-        the same pending action (so it is also retried after a broken connection).
+        the same pending action (so it is also retried after a broken connection). Not started
+        by `expires_at`, it is expired instead of run late; `priority` (-1000..1000) orders it
+        among actions due at once.
         """
         body = given(
             run_at=run_at,
@@ -50,6 +54,8 @@ class Actions(Resource[S]):
             code=code,
             runtime=runtime,
             params=params,
+            expires_at=expires_at,
+            priority=priority,
         )
         return route.call(reading(Action), body=body, is_idempotent=key is not None)
 

@@ -1,8 +1,9 @@
 """`/v1/rules` and `/v1/preview`: rules, their versions, steering, and why they ran or not.
 
 Writes that must not overwrite someone else's change take the rule as read before (`Rule`):
-its `version` goes out as `If-Match`, and a rule changed meanwhile raises `StaleVersion`. An id
-(`str`) instead changes whatever version is current, unless `version=` names one.
+its `version` goes out as `If-Match`, and a rule edited meanwhile raises `StaleVersion` (a pause
+or a resume in between does not). An id (`str`) instead changes whatever version is current,
+unless `version=` names one.
 """
 
 from __future__ import annotations
@@ -120,8 +121,8 @@ class Rules(Resource[S]):
     ) -> Call[Rule]:
         """Change the fields `changes` gives; answers the rule at its new version.
 
-        Raises `StaleVersion` when the rule is no longer at the version it was read at (or at
-        `version`): nothing changed then.
+        Raises `StaleVersion` when an edit came after the version it was read at (or
+        `version`; a pause or a resume does not count): nothing changed then.
         """
         return route.call(
             reading(Rule),
@@ -134,7 +135,7 @@ class Rules(Resource[S]):
     def delete(route: Route, rule: RuleRef, *, version: int | None = None) -> Call[None]:
         """Delete a rule (its pending actions are cancelled, its runs stay readable).
 
-        Raises `StaleVersion` when it changed since it was read (or since `version`).
+        Raises `StaleVersion` when it was edited since it was read (or since `version`).
         """
         return route.call(
             no_content, path={"rule_id": rule_id(rule)}, headers=if_match(rule, version)

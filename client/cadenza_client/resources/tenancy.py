@@ -52,6 +52,12 @@ class Own(Resource[S]):
         """Your tenant, its quotas, today's usage and your key's role."""
         return route.call(reading(TenantSelf))
 
+    @operation("PATCH", "/v1/tenant")
+    def update(route: Route, *, default_timezone: str | None = None) -> Call[TenantSelf]:
+        """Change your tenant's settings (admin): the zone of rules and previews naming none."""
+        body = given(default_timezone=default_timezone)
+        return route.call(reading(TenantSelf), body=body, is_idempotent=True)
+
 
 class Keys(Resource[S]):
     """The tenant's API keys (admin role)."""
@@ -75,8 +81,10 @@ class Keys(Resource[S]):
 
     @operation("DELETE", "/v1/keys/{key_id}")
     def revoke(route: Route, key: KeyRef) -> Call[ApiKey]:
-        """Revoke a key (idempotent); requests with it are refused from now on."""
-        return route.call(reading(ApiKey), path={"key_id": _id(key)})
+        """Revoke a key; requests with it are refused from now on. A key revoked already raises
+        `Conflict`; so a revocation whose answer was lost is not repeated (it may have
+        arrived), and the connection error is raised instead."""
+        return route.call(reading(ApiKey), path={"key_id": _id(key)}, is_idempotent=False)
 
 
 class Hook(Resource[S]):

@@ -31,6 +31,8 @@ def action(**changes: Any) -> DueAction:
 
 
 RUN_ALL_90 = action(r_misfire_policy="run_all", r_misfire_grace_s=90)
+#: A one-off (no rule) due at 09:00 that expires at 09:05.
+ONE_OFF = action(rule_id=None, key="k", expires_at=T0 + 5 * MIN)
 
 
 def at(
@@ -62,6 +64,10 @@ def at(
         (action(key="trigger:x", r_enabled=False), at(T0), Verdict.RUN, None),  # by hand
         (action(r_version=2, claimed_at=T0), at(T0), Verdict.CANCEL, "rule_changed"),
         (action(r_deleted_at=T0, claimed_at=T0), at(T0), Verdict.CANCEL, "rule_deleted"),
+        (ONE_OFF, at(T0 + 5 * MIN), Verdict.RUN, None),  # at its expiry: still in time
+        (ONE_OFF, at(T0 + 5 * MIN + timedelta(seconds=1)), Verdict.EXPIRE, "expires_at"),
+        (ONE_OFF, at(T0 + 6 * MIN, over_quota=True), Verdict.EXPIRE, "expires_at"),
+        (action(key="k", expires_at=T0 + MIN), at(T0 + 2 * MIN), Verdict.EXPIRE, "expires_at"),
     ],
     ids=[
         "on-time", "run-latest-skips", "run-latest-runs-latest", "skip-within-tolerance",
@@ -69,6 +75,8 @@ def at(
         "given-back-exempt", "trigger-exempt", "quota", "overlap-skip", "overlap-allow",
         "overlap-queue", "catch-up-waits", "retry-of-paused-rule-skipped",
         "trigger-of-paused-rule-runs", "old-version-cancelled", "deleted-rule-cancelled",
+        "one-off-at-expiry-runs", "one-off-past-expiry-expires", "expiry-before-quota",
+        "rules-one-off-expires",
     ],
 )  # fmt: skip
 def test_decide(

@@ -114,12 +114,16 @@ async def test_other_tenant_sees_nothing(service: EngineService, tenant_id: str,
 async def test_submit_with_key_updates_the_pending_action(
     service: EngineService, tenant_id: str, clock
 ) -> None:  # type: ignore[no-untyped-def]
-    first = await service.submit_action(
-        tenant_id, run_at=clock.now() + timedelta(hours=1), key="k1", code=CODE
-    )
-    again = await service.submit_action(
-        tenant_id, run_at=clock.now() + timedelta(hours=2), key="k1", code=CODE
-    )
+    first = (
+        await service.submit_action(
+            tenant_id, run_at=clock.now() + timedelta(hours=1), key="k1", code=CODE
+        )
+    ).action
+    again = (
+        await service.submit_action(
+            tenant_id, run_at=clock.now() + timedelta(hours=2), key="k1", code=CODE
+        )
+    ).action
     assert again.id == first.id
     assert again.due_at == clock.now() + timedelta(hours=2)
     cancelled = await service.cancel_action(tenant_id, first.id)

@@ -134,9 +134,11 @@ async def _one_off_claimed_ahead(
 ) -> Action:
     """A one-off (it echoes its params) that this node has claimed, before its due time."""
     run_at = clock.now() + timedelta(seconds=10)
-    submitted = await service.submit_action(
-        tenant_id, run_at=run_at, key=key, code=ECHO, params={"v": "old"}
-    )
+    submitted = (
+        await service.submit_action(
+            tenant_id, run_at=run_at, key=key, code=ECHO, params={"v": "old"}
+        )
+    ).action
     await service.start()
     clock.set(run_at - CLAIM_AHEAD / 2)
 
@@ -162,9 +164,11 @@ async def test_a_key_resubmitted_inside_the_claim_window_updates_the_action(
     service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
 ) -> None:
     action = await _one_off_claimed_ahead(service, tenant_id, clock, "k")
-    again = await service.submit_action(
-        tenant_id, run_at=action.scheduled_at, key="k", code=ECHO, params={"v": "new"}
-    )
+    again = (
+        await service.submit_action(
+            tenant_id, run_at=action.scheduled_at, key="k", code=ECHO, params={"v": "new"}
+        )
+    ).action
     assert again.id == action.id
     assert (again.status, again.attempt) == (ActionStatus.PENDING, 0), "claim revoked, not counted"
 
@@ -185,9 +189,13 @@ async def test_a_steady_stream_is_claimed_a_few_actions_at_a_time(
     first = clock.now() + timedelta(seconds=10)
     offsets_ms = (0, 100, 200, CLAIM_AHEAD_MS + BATCH_AHEAD_MS + 50)
     submitted = [
-        await service.submit_action(
-            tenant_id, run_at=first + timedelta(milliseconds=ms), code="def main(ctx):\n    pass\n"
-        )
+        (
+            await service.submit_action(
+                tenant_id,
+                run_at=first + timedelta(milliseconds=ms),
+                code="def main(ctx):\n    pass\n",
+            )
+        ).action
         for ms in offsets_ms
     ]
     await service.start()

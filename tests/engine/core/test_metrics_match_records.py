@@ -92,7 +92,7 @@ async def test_run_and_not_run_counters_equal_the_records(
     await service.update_rule(tenant_id, edited.id, {"code": FAILS})
     await service.delete_rule(tenant_id, gone.id)
     one_off = await service.submit_action(tenant_id, run_at=START + timedelta(hours=1), code=OK)
-    await service.cancel_action(tenant_id, one_off.id)
+    await service.cancel_action(tenant_id, one_off.action.id)
     clock.set(START + timedelta(minutes=5, seconds=30))  # 09:01-09:05 come due at once: misfires
     await service.resume_rule(tenant_id, paused.id)  # the pause skipped 09:01-09:05
     await service.start()

@@ -113,6 +113,6 @@ function actionsTable(list, names, reload) {
       h("td", {}, `${a.attempt} of ${a.max_attempts}`),
       h("td", {}, a.reason || ""),
       h("td", {},
-        ["pending", "running"].includes(a.status) && h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(a.id, "cancel", reload) }, "Cancel"),
+        (a.status === "pending" || (a.status === "running" && !a.started_at)) && h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(a.id, "cancel", reload) }, "Cancel"),
         ["failed", "expired", "cancelled"].includes(a.status) && h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(a.id, "retry", reload) }, "Retry"))))));
 }
