@@ -108,13 +108,10 @@ class PostgresCluster:
             self._run("pg_ctl", "-D", str(self.data_dir), "-m", "immediate", "stop")
         finally:
             # A session's cluster holds a database per test: removing it can take minutes on
-            # a busy machine, so a process of its own does it while the run goes on.
-            subprocess.Popen(
-                ["rm", "-rf", str(self.base_dir)],
-                start_new_session=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            # a busy machine, so a background process does it while the run goes on (the
+            # shell exits at once; the `rm` it leaves is not this process's child).
+            background = 'rm -rf -- "$1" >/dev/null 2>&1 &'
+            subprocess.run(["sh", "-c", background, "sh", str(self.base_dir)], check=False)
 
     def url(self, database: str) -> str:
         return f"postgresql+asyncpg://cadenza@127.0.0.1:{self.port}/{database}"
