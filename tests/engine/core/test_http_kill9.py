@@ -44,8 +44,10 @@ async def test_kill_9_mid_call_repeats_the_call_with_its_key_and_commits_once(
         "    ctx.kv.incr('sent', 1)\n"
         "    return ctx.attempt\n"
     )
-    action = await service.submit_action(tenant_id, run_at=datetime.now(UTC), key="once", code=code)
-    action_id = action.id
+    submitted = await service.submit_action(
+        tenant_id, run_at=datetime.now(UTC), key="once", code=code
+    )
+    action_id = submitted.action.id
     first = start_worker(database_url, "first", tmp_path, **HTTP_ENV)
     try:
         await eventually(lambda: _received(stand_in, 1), timeout_s=60)
