@@ -112,11 +112,16 @@ class Conversation:
             return False
         raise framing.FrameError(f"an unexpected {kind.name} frame")
 
+    @property
+    def _compiling(self) -> bool:
+        """Whether the worker is still compiling the script (it has not handed back its code)."""
+        return self._on_artifact is not None and not self.has_artifact
+
     def _overtime(self, job: Job) -> Outcome:
         run, handle = self._run, self._handle
         handle.kill()
         run.set_output(handle.printed(run.limits.output_bytes), truncated=False)
-        if self._on_artifact is not None and not self.has_artifact:
+        if self._compiling:
             limit = describe_seconds(run.limits.timeout_s)
             reason = f"compiling the script took longer than the run's limit of {limit}"
             return run.ended(OutcomeStatus.REJECTED, reason, self._session)
@@ -131,15 +136,18 @@ class Conversation:
         cpu_s = ended.get("cpu_s")  # the worker's whole life: count only this run
         run.cpu_s = None if cpu_s is None else max(0.0, cpu_s - self._handle.cpu_used_s)
         run.peak_memory_bytes = ended.get("peak_memory_bytes")
-        status, error = _death(ended, run.limits, job.mode)
+        status, error = _death(ended, run.limits, job.mode, self._compiling)
         if status is OutcomeStatus.CRASHED:
             self._pool.counts.crashed += 1
         return run.ended(status, error, session)
 
 
-def _death(ended: dict[str, Any], limits: Limits, mode: Mode) -> tuple[OutcomeStatus, str]:
+def _death(
+    ended: dict[str, Any], limits: Limits, mode: Mode, compiling: bool
+) -> tuple[OutcomeStatus, str]:
     """Why a worker died without reporting: its CPU limit, a fault its script caused (a C
-    stack overflow through nested generators, say: not worth retrying), or something else."""
+    stack overflow through nested generators, say, or a compiler overflowing its stack on
+    a module nested thousands deep: neither worth retrying), or something else."""
     number = ended.get("signal")
     if number == signal.SIGXCPU:
         return (
@@ -148,6 +156,11 @@ def _death(ended: dict[str, Any], limits: Limits, mode: Mode) -> tuple[OutcomeSt
         )
     if number in _FAULTS:
         name = signal.Signals(number).name
+        if compiling:
+            return OutcomeStatus.REJECTED, (
+                f"compiling the script crashed the compiler ({name}): usually code nested too"
+                " deep, such as thousands of blocks inside one another"
+            )
         status = OutcomeStatus.REJECTED if mode is Mode.CHECK else OutcomeStatus.ERROR
         return status, (
             f"the script crashed its interpreter ({name}): usually recursion too deep for the"

@@ -101,7 +101,8 @@ ITEMS = [
         MEMORY,
         "memory limit",
     ),
-    ("8-wasm-compile-bomb", "wasm", NESTED_IFS, REJECTED, "compiling the script took longer"),
+    # Depending on the machine's pace the compiler runs out of time or out of native stack.
+    ("8-wasm-compile-bomb", "wasm", NESTED_IFS, REJECTED, "compiling the script"),
     ("9-missing-attribute", "python", body("return {}.nosuch"), ERROR, "AttributeError"),
     ("9-ctx-typo", "python", body("return ctx.parms"), ERROR, "has no attribute 'parms'"),
     ("9-micropython-ctx-typo", "micropython", body("return ctx.parms"), ERROR, "AttributeError"),
@@ -297,6 +298,6 @@ async def test_validating_a_hostile_top_level_never_costs_the_engine_or_a_neighb
 
 async def test_a_compile_bomb_is_refused_within_the_saves_limit(sandbox: Sandbox) -> None:
     started = time.monotonic()
-    with pytest.raises(ScriptRejected, match=r"took longer than 1\.5 s"):
+    with pytest.raises(ScriptRejected, match=r"took longer than 1\.5 s|crashed the compiler"):
         await sandbox.runtime("wasm").validate(NESTED_IFS, Limits(timeout_s=1.5))
     assert time.monotonic() - started < 2 * 1.5
