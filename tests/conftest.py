@@ -30,6 +30,18 @@ def pytest_asyncio_loop_factories(
     return {"uvloop": uvloop.new_event_loop}
 
 
+@pytest.fixture(autouse=True)
+def _no_event_loop_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test that leaves an event loop marked running in the main thread would fail every
+    async test after it in the same process with "Runner.run() cannot be called from a
+    running event loop": fail the test that did it instead, and clear the mark."""
+    yield
+    leaked = asyncio._get_running_loop()
+    if leaked is not None:
+        asyncio._set_running_loop(None)
+        pytest.fail(f"{request.node.nodeid} left {leaked!r} marked running in the main thread")
+
+
 def _migrate(url: str) -> None:
     done = run_cli("db", "upgrade", "--db", url)
     assert done.returncode == 0, f"migration failed: {done.stderr}"

@@ -17,7 +17,7 @@ from pathlib import Path
 from support.ports import free_port
 
 CADENZA = str(Path(sys.executable).with_name("cadenza"))
-STARTUP_TIMEOUT_S = 30.0
+STARTUP_TIMEOUT_S = 90.0  # between two lines of output: generous for a loaded machine
 
 
 #: The operator key of the test processes on PostgreSQL (which has no default key file).

@@ -175,13 +175,14 @@ def test_english_round_trips_through_describe(phrase: str, expected: str) -> Non
 
 
 def test_next_after_cost_does_not_grow_with_age() -> None:
-    """dateutil alone needs ~3.5 s for a ten-year-old minutely rule; we restart near the instant."""
+    """dateutil alone needs seconds for a ten-year-old minutely rule; we restart near the
+    instant. The bound is a generous fraction of that, so only the regression fails it."""
     rule = "DTSTART:20160101T000000Z RRULE:FREQ=MINUTELY;INTERVAL=5"
     schedule = parse_schedule(rule, "UTC")
     started = time.perf_counter()
     at = schedule.next_after(datetime(2025, 12, 31, 23, 58, tzinfo=UTC))
     assert at == datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
-    assert time.perf_counter() - started < 0.05
+    assert time.perf_counter() - started < 1.0
 
 
 def test_cli_bad_input_is_one_line_exit_2() -> None:

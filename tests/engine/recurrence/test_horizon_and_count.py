@@ -178,8 +178,10 @@ PATHOLOGICAL = [
 
 
 @pytest.mark.parametrize("text", PATHOLOGICAL)
-def test_pathological_rule_answered_within_100ms(text: str) -> None:
-    """Best of three, so a busy shared machine does not turn noise into a failure."""
+def test_pathological_rule_answered_without_walking_its_years(text: str) -> None:
+    """Walking such a rule occurrence by occurrence takes plain dateutil seconds to minutes;
+    the bound is generous (best of three, a hundred times the idle machine's time) so that
+    only that regression fails it, not a busy machine. The speed itself is in bench/."""
     timings = []
     limits = ScheduleLimits(min_interval_s=1, allow_secondly=True)
     for round_ in range(3):
@@ -190,7 +192,7 @@ def test_pathological_rule_answered_within_100ms(text: str) -> None:
         except InvalidSchedule as exc:
             assert "\n" not in str(exc)
         timings.append(time.perf_counter() - started)
-    assert min(timings) < 0.1
+    assert min(timings) < 2.0
 
 
 @pytest.mark.parametrize("zone", ["Europe/Berlin", "America/New_York", "Pacific/Kiritimati"])
