@@ -22,7 +22,7 @@ class MicroPythonRuntime(WorkerRuntime):
 
     name: ClassVar[RuntimeName] = RuntimeName.MICROPYTHON
     #: A worker boots its next interpreter right after reporting, off the next run's path.
-    boots_ahead = True
+    boots_ahead = False
 
     def code(self, script: str | bytes) -> tuple[str, bytes]:
         source = decode_script(script, MAX_SCRIPT_BYTES)
