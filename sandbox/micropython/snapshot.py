@@ -22,7 +22,8 @@ class Snapshot:
 
     def __init__(self, memory: wasmtime.Memory, store: wasmtime.Storelike) -> None:
         self._memory = memory
-        self._image = bytes(memory.read(store, 0, memory.data_len(store)))
+        #: A bytearray, not bytes: `Memory.write` copies anything else into one first.
+        self._image = memory.read(store, 0, memory.data_len(store))
 
     def restore(self, store: wasmtime.Storelike) -> bool:
         """Put the copy back; False (nothing done) if the memory has grown since."""
