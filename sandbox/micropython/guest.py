@@ -44,7 +44,7 @@ HOST_RESULT_BYTES = 96 * 1024
 FIRST_ROOM_BYTES = 1024
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
-#: to load, while each new one costs fuel on every run (docs/performance.md).
+#: to load, while each new one costs fuel on every boot (docs/performance.md).
 _KV_OPS = {
     "get": "kv_get",
     "set": "kv_set",

@@ -3,7 +3,7 @@
 MicroPython compiles source slowly and parses JSON slowly (figures in docs/performance.md),
 so a run does little of either:
 
-- `BOOT`, the only source compiled on every run (one statement, as few tokens as it takes),
+- `BOOT`, the only source compiled besides scripts (one statement, as few tokens as it takes),
   mounts a read-only image of `PRELUDE` and `REPORT` as bytecode (`micropython.bytecode`) that
   the host wrote into pages of its own before the interpreter started, and imports the prelude.
   It leaves no name behind (a script could `import __main__` and find it).
