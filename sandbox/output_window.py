@@ -58,4 +58,3 @@ def read(fd: int, limit_bytes: int) -> str:
     except (OSError, struct.error):
         return ""
     return data.decode("utf-8", "replace")
-

@@ -1,8 +1,8 @@
 """The `micropython` runtime, engine side: MicroPython scripts, run in confined workers.
 
 Each run goes to a worker bound to its tenant, which runs it in its interpreter instance, put
-back as it was before any run (`sandbox.micropython.executor`). Checking a script runs its top level there too,
-under the limits of the save that asked, never on the engine's time.
+back as it was before any run (`sandbox.micropython.executor`). Checking a script runs its top
+level there too, under the limits of the save that asked, never on the engine's time.
 """
 
 from __future__ import annotations
