@@ -71,10 +71,6 @@ class WorkerHandle:
         except (OSError, ValueError, IndexError):
             return None
 
-    def is_ready(self) -> bool:
-        """Whether it says it waits for its next job (see `sandbox.output_window`)."""
-        return output_window.is_ready(self.window_fd)
-
     def printed(self, limit_bytes: int) -> str:
         """What its current run printed so far (for a run that ended without a report)."""
         return output_window.read(self.window_fd, limit_bytes)

@@ -7,11 +7,6 @@ author most wants to see. The zygote gives each worker a small shared memory fil
 the worker appends every byte it keeps of the run's output to it (no system call), and the
 engine reads it only when a worker ended without reporting. The window holds the current run
 only (reset when a run starts), and a worker only ever serves one tenant.
-
-Its header also holds one flag: whether the worker is waiting for its next job (a micropython
-worker boots its next interpreter first). The engine reads it when it picks a warm worker, at
-the cost of a `pread`, with no message and no wake-up; it is a hint from the worker, which
-can only make its own tenant's runs wait longer.
 """
 
 from __future__ import annotations
@@ -23,8 +18,7 @@ import struct
 #: Output kept for a run that ends without a report (a run's own output limit may be lower).
 WINDOW_BYTES = 256 * 1024
 _LENGTH = struct.Struct("<Q")
-_READY_AT = _LENGTH.size
-_HEADER_BYTES = 2 * _LENGTH.size
+_HEADER_BYTES = _LENGTH.size
 _ROOM = WINDOW_BYTES - _HEADER_BYTES
 
 
@@ -46,10 +40,6 @@ class OutputWindow:
         self._length = 0
         _LENGTH.pack_into(self._map, 0, 0)
 
-    def set_ready(self, is_ready: bool) -> None:
-        """Whether the worker now waits for its next job."""
-        _LENGTH.pack_into(self._map, _READY_AT, int(is_ready))
-
     def append(self, data: bytes) -> None:
         chunk = data[: _ROOM - self._length]
         if chunk:
@@ -68,11 +58,3 @@ def read(fd: int, limit_bytes: int) -> str:
     except (OSError, struct.error):
         return ""
     return data.decode("utf-8", "replace")
-
-
-def is_ready(fd: int) -> bool:
-    """The engine's side: whether the worker says it waits for its next job."""
-    try:
-        return _LENGTH.unpack(os.pread(fd, _LENGTH.size, _READY_AT))[0] == 1
-    except (OSError, struct.error):
-        return False

@@ -99,14 +99,11 @@ class WorkerPool:
             await self.stop()
             raise SandboxError("the sandbox's zygote did not start within 60 s") from None
 
-    async def acquire(
-        self, binding: Binding | None = None, cpu_s: float = 0.0, boots_ahead: bool = False
-    ) -> WorkerHandle:
+    async def acquire(self, binding: Binding | None = None, cpu_s: float = 0.0) -> WorkerHandle:
         """A worker for one run of `binding` (None: a fresh, single-use one, e.g. to compile);
-        the caller must `release` it. `boots_ahead`: see `WarmWorkers.take`. Raises
-        SandboxError if the zygote died."""
+        the caller must `release` it. Raises SandboxError if the zygote died."""
         if binding is not None and not self.is_stopping:
-            handle = self._warm.take(binding, cpu_s, boots_ahead)
+            handle = self._warm.take(binding, cpu_s)
             if handle is not None:
                 return handle
         handle = await self._fresh()

@@ -40,8 +40,6 @@ class WorkerRuntime:
     keeps_artifacts: ClassVar[bool] = False
     #: Whether the runtime stops itself at the deadline (it then gets a grace to report).
     stops_itself: ClassVar[bool] = True
-    #: Whether a warm worker prepares its next run after reporting (`WarmWorkers.take`).
-    boots_ahead: ClassVar[bool] = False
 
     def __init__(self, pool: WorkerPool, compile_limits: Limits) -> None:
         self._pool = pool
@@ -101,7 +99,7 @@ class WorkerRuntime:
         except ScriptRejected as exc:
             return run.rejected(exc)
         binding = Binding(context.tenant_id, limits.memory_bytes, self.name)
-        handle = await self._pool.acquire(binding, limits.effective_cpu_s, self.boots_ahead)
+        handle = await self._pool.acquire(binding, limits.effective_cpu_s)
         form, code = self._code_for(handle, context.tenant_id, key, blob)
         job = Job(self.name, Mode.RUN, key, form, limits, context.to_json())
         sink = self._sink(context.tenant_id, key) if form is CodeForm.SOURCE else None

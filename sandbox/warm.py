@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 REUSABLE_STATUSES = frozenset({"ok", "error"})
 #: Scripts a worker keeps loaded for later runs; one that holds more is recycled.
 MAX_HELD = 32
-#: Workers a tenant's back-to-back runs rotate over when each needs a rest (see `take`).
-ROTATION = 3
 
 
 @dataclass(frozen=True)
@@ -83,24 +81,12 @@ class WarmWorkers:
             if self._bound[handle.binding] <= 0:
                 del self._bound[handle.binding]
 
-    def take(
-        self, binding: Binding, cpu_s: float, boots_ahead: bool = False
-    ) -> WorkerHandle | None:
-        """A live worker bound to `binding` that is still young in CPU and whose CPU budget
-        holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds up), or None.
-
-        The most recently parked one, unless `boots_ahead`: a worker that prepares its next
-        run after reporting (micropython boots its next interpreter) is best taken once it is
-        ready, so a ready one is taken first (the least recently parked, else), and None (take
-        a new worker) while none is ready and the binding has fewer than `ROTATION` workers: a
-        tenant's runs back to back then rotate over a few workers, each ready in its turn."""
+    def take(self, binding: Binding, cpu_s: float) -> WorkerHandle | None:
+        """The most recently parked live worker bound to `binding` that is still young in CPU
+        and whose CPU budget holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds
+        up), or None."""
         mine = [pid for pid, (handle, _) in self._idle.items() if handle.binding == binding]
-        if boots_ahead:
-            ready = [pid for pid in mine if self._idle[pid][0].is_ready()]
-            if not ready and self._bound[binding] < ROTATION:
-                return None
-            mine = ready + [pid for pid in mine if pid not in ready]
-        for pid in mine if boots_ahead else reversed(mine):
+        for pid in reversed(mine):
             handle, timer = self._idle.pop(pid)
             timer.cancel()
             if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):

@@ -76,7 +76,6 @@ class Worker:
     def next_job(self) -> Job:
         """Block for the next job (exit when the engine hangs up) and start it: its CPU
         limit, a fresh output, its code if it came with one."""
-        self._window.set_ready(True)
         try:
             job = Job.from_json(framing.loads(self._receive(Kind.JOB, MAX_JOB_BYTES)))
             blob = None if job.form is CodeForm.HELD else self._receive(Kind.BLOB, MAX_BLOB_BYTES)
@@ -87,7 +86,6 @@ class Worker:
         self._call_bytes = call_frame_bytes(job.limits)
         self._log_bytes = 0
         self._cpu_started_s = isolation.limit_run_cpu(job.limits.effective_cpu_s, self._cpu_hard_s)
-        self._window.set_ready(False)
         self._window.reset()
         return job
 

@@ -51,5 +51,5 @@ def host_call(
 
 def _malformed(instance: Instance) -> GuestStopped:
     if instance.guest is None:
-        return GuestStopped("malformed host call while booting")
+        return GuestStopped("malformed host call outside a run")
     return instance.guest.end(OutcomeStatus.ERROR, "malformed host call")

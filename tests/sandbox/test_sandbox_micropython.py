@@ -141,7 +141,8 @@ async def test_the_prelude_image_is_mounted_read_only(run) -> None:
 
 
 async def test_no_state_survives_between_runs(run) -> None:
-    """Each run is a fresh Store and instance: module state set by one run is gone in the next."""
+    """Each run starts from the booted interpreter: module state set by one run is gone in the
+    next (the rewind is attacked harder in `tests/security/test_rewind_micropython.py`)."""
     script = "import sys, cadenza\n" + body(
         "seen = [getattr(cadenza, 'mark', None), sys.modules.get('leftover')]",
         "cadenza.mark = 'set'",

@@ -160,9 +160,9 @@ async def test_an_idle_worker_is_recycled(quickly_idle: Sandbox, context: Script
     assert second.status is OK and second.pid != first.pid
 
 
-async def test_a_micropython_tenants_runs_rotate_over_at_most_three_workers(run) -> None:
-    """A micropython worker boots its next interpreter after reporting: back-to-back runs are
-    given a worker that has rested, so they rotate, over no more than three."""
+async def test_a_micropython_tenants_runs_back_to_back_share_one_worker(run) -> None:
+    """A micropython worker rewinds its interpreter as it reports, so it is ready for the next
+    run at once: back-to-back runs all go to it, each with fresh globals."""
     outcomes = [await run("micropython", COUNTING, tenant_id="t-rotate") for _ in range(12)]
     assert {o.result for o in outcomes} == {1}
-    assert 1 <= len({o.pid for o in outcomes}) <= 3
+    assert len({o.pid for o in outcomes}) == 1
