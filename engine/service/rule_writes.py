@@ -10,7 +10,7 @@ leaves a trace").
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +18,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
-from engine.domain.due import RuleSnapshot
+from engine.domain.due import Planned, RuleSnapshot
 from engine.domain.occurrences import (
     gap_traces,
     next_occurrence,
@@ -26,7 +26,7 @@ from engine.domain.occurrences import (
     planned,
     rule_schedule,
 )
-from engine.domain.records import ActionStatus, RuleSpec, SkipReason
+from engine.domain.records import ActionStatus, Rule, RuleSpec, SkipReason
 from engine.domain.validation import (
     check_code,
     check_fields,
@@ -41,7 +41,9 @@ from engine.errors import (
     StaleVersion,
 )
 from engine.ops import metrics, tracing
+from engine.recurrence import Schedule
 from engine.service import rule_etags
+from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store.snapshots import rule_snapshot
@@ -64,21 +66,33 @@ def spec_from_row(row: RowMapping) -> RuleSpec:
     return RuleSpec(**{name: row[name] for name in _SPEC_NAMES})
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A rule that passed every check: its columns, its schedule and its first occurrence
+    after the check (a save plans that one, without evaluating the schedule again)."""
+
+    values: dict[str, Any]
+    schedule: Schedule
+    first_at: datetime
+
+
 async def validate(
     deps: Deps,
     tenant_id: str,
     spec: RuleSpec,
-    anchor: datetime,
+    created_at: datetime,
     profile: TenantProfile,
     *,
+    now: datetime,
     with_code: bool = True,
-) -> dict[str, Any]:
-    """Check everything about `spec` against the tenant's `profile`; returns the rule values."""
+) -> Checked:
+    """Check everything about `spec` against the tenant's `profile`, as of `now`."""
     check_fields(spec)
     check_quotas(spec, profile.quotas)
-    schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
-    values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
-    if next_occurrence(schedule, spec, deps.clock.now()) is None:
+    schedule = parse_rule_schedule(spec, created_at, deps.schedule_limits(profile))
+    values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": created_at}
+    first_at = next_occurrence(schedule, spec, now)
+    if first_at is None:
         raise InvalidRuleSchedule(
             "schedule",
             "has no occurrence after now within the rule's start/end window",
@@ -86,18 +100,18 @@ async def validate(
         )
     if with_code:
         await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
-    return values
+    return Checked(values, schedule, first_at)
 
 
-async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
+async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
+    """Save a new rule and plan its first occurrence; the rule as stored."""
     now = deps.clock.now()
     profile = await deps.profile(tenant_id)
-    values = await validate(deps, tenant_id, spec, now, profile)
+    checked = await validate(deps, tenant_id, spec, now, profile, now=now)
     rule_id = new_id("r")
-    values |= {"id": rule_id, "version": 1, "edited_version": 1}
-    values |= {"created_at": now, "updated_at": now}
+    values = checked.values | {"id": rule_id, "version": 1, "edited_version": 1}
+    values |= {"updated_at": now, "deleted_at": None}
     values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
-    values |= {"deleted_at": None}
     async with deps.write() as conn:
         if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
             raise QuotaExceeded(
@@ -106,10 +120,17 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
                 "delete one or ask the operator to raise max_rules",
             )
         await rule_store.insert_rule(conn, values)
-        if spec.enabled:
-            await _plan_next(conn, rule_snapshot(values), deps, now)
+        rule = rule_snapshot(values)
+        plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
+        await action_store.insert_planned(conn, plans, now)
+        row = await load(conn, tenant_id, rule_id)
     deps.wake(tenant_id)
-    return rule_id
+    return rule_from_row(
+        row,
+        schedule_text=checked.schedule.describe().text,
+        next_run_at=plans[-1].due_at if plans else None,
+        last_outcome=None,
+    )
 
 
 async def load(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping:
@@ -158,8 +179,11 @@ async def _write_change(
     spec = spec_with(spec_from_row(row), changes)
     with_code = "code" in changes or "runtime" in changes
     profile = await deps.profile(tenant_id)
-    values = await validate(deps, tenant_id, spec, row["created_at"], profile, with_code=with_code)
     now = deps.clock.now()
+    checked = await validate(
+        deps, tenant_id, spec, row["created_at"], profile, now=now, with_code=with_code
+    )
+    values = checked.values
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
     values |= {"updated_at": now}
@@ -203,14 +227,21 @@ async def _trace_pause(
 
 
 async def _plan_next(conn: AsyncConnection, rule: RuleSnapshot, deps: Deps, now: datetime) -> None:
-    """Plan the rule's first occurrence after now, with a trace of each wall time a DST gap
-    removes before it (later ones are written as its chain advances)."""
     schedule = rule_schedule(rule, deps.config.horizon_years)
-    found = next_occurrence(schedule, rule, now)
+    plans = _plans(schedule, rule, now, next_occurrence(schedule, rule, now))
+    await action_store.insert_planned(conn, plans, now)
+
+
+def _plans(
+    schedule: Schedule, rule: RuleSnapshot, now: datetime, found: datetime | None
+) -> list[Planned]:
+    """The rule's first occurrence after now (`found`; None: it has none left), with a trace
+    of each wall time a DST gap removes before it (later ones are written as its chain
+    advances): the pending one last."""
     plans = gap_traces(schedule, rule, now, found)
     if found is not None:
         plans.append(replace(planned(rule, found), trace_parent=tracing.current_parent()))
-    await action_store.insert_planned(conn, plans, now)
+    return plans
 
 
 async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:
