@@ -161,7 +161,7 @@ class EngineService:
     async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
         profile = await self._deps.profile(tenant_id)
         now = self._deps.clock.now()
-        await rule_writes.validate(self._deps, tenant_id, spec, now, profile, now=now)
+        await rule_writes.validate(self._deps, spec, now, profile, now=now)
 
     # reads
 

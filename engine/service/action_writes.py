@@ -98,12 +98,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await load_action(conn, tenant_id, action_id)
-        cancelled = {
-            "status": ActionStatus.CANCELLED,
-            "reason": SkipReason.USER,
-            "finished_at": now,
-        }
-        if not await action_store.update_unstarted(conn, row, cancelled, now):
+        if not await action_store.cancel_unstarted(conn, row, now):
             raise InvalidState(_not_cancellable(row))
         metrics.count_skips(SkipReason.USER, 1)
         await continue_chains(conn, [due_action(row)], now, deps.config.horizon_years)
@@ -113,7 +108,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
 def _not_cancellable(row: RowMapping) -> str:
     """Why a cancel changed nothing: a run that started is never interrupted (its script may
     have had effects already; its timeout bounds it)."""
-    if row["status"] != "running":
+    if row["status"] != ActionStatus.RUNNING:
         return (
             f"action {row['id']} is {row['status']} already: only an action that has not "
             "started can be cancelled"

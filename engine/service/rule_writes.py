@@ -46,6 +46,7 @@ from engine.service import rule_etags
 from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
+from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from tenants.ids import new_id
 from tenants.quotas import TenantProfile
@@ -55,30 +56,21 @@ _SPEC_NAMES = tuple(f.name for f in fields(RuleSpec))
 MAX_RACES = 5
 
 
-def spec_values(spec: RuleSpec) -> dict[str, Any]:
-    values = {name: getattr(spec, name) for name in _SPEC_NAMES}
-    for name in ("misfire_policy", "overlap_policy", "dst_gap", "dst_repeat"):
-        values[name] = str(values[name])
-    return values
-
-
 def spec_from_row(row: RowMapping) -> RuleSpec:
     return RuleSpec(**{name: row[name] for name in _SPEC_NAMES})
 
 
 @dataclass(frozen=True)
 class Checked:
-    """A rule that passed every check: its columns, its schedule and its first occurrence
-    after the check (a save plans that one, without evaluating the schedule again)."""
+    """A rule that passed every check: its schedule and its first occurrence after the check
+    (a save plans that one, without evaluating the schedule again)."""
 
-    values: dict[str, Any]
     schedule: Schedule
     first_at: datetime
 
 
 async def validate(
     deps: Deps,
-    tenant_id: str,
     spec: RuleSpec,
     created_at: datetime,
     profile: TenantProfile,
@@ -90,7 +82,6 @@ async def validate(
     check_fields(spec)
     check_quotas(spec, profile.quotas)
     schedule = parse_rule_schedule(spec, created_at, deps.schedule_limits(profile))
-    values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": created_at}
     first_at = next_occurrence(schedule, spec, now)
     if first_at is None:
         raise InvalidRuleSchedule(
@@ -100,18 +91,14 @@ async def validate(
         )
     if with_code:
         await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
-    return Checked(values, schedule, first_at)
+    return Checked(schedule, first_at)
 
 
 async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
     """Save a new rule and plan its first occurrence; the rule as stored."""
     now = deps.clock.now()
     profile = await deps.profile(tenant_id)
-    checked = await validate(deps, tenant_id, spec, now, profile, now=now)
-    rule_id = new_id("r")
-    values = checked.values | {"id": rule_id, "version": 1, "edited_version": 1}
-    values |= {"updated_at": now, "deleted_at": None}
-    values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
+    checked = await validate(deps, spec, now, profile, now=now)
     async with deps.write() as conn:
         if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
             raise QuotaExceeded(
@@ -119,11 +106,10 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
                 f"this tenant already has {profile.quotas.max_rules} rules, its limit: "
                 "delete one or ask the operator to raise max_rules",
             )
-        await rule_store.insert_rule(conn, values)
-        rule = rule_snapshot(values)
+        rule = await rule_store.insert_rule(conn, spec, tenant_id, new_id("r"), now)
         plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
         await action_store.insert_planned(conn, plans, now)
-        row = await load(conn, tenant_id, rule_id)
+        row = await load(conn, tenant_id, rule.id)
     deps.wake(tenant_id)
     return rule_from_row(
         row,
@@ -180,10 +166,8 @@ async def _write_change(
     with_code = "code" in changes or "runtime" in changes
     profile = await deps.profile(tenant_id)
     now = deps.clock.now()
-    checked = await validate(
-        deps, tenant_id, spec, row["created_at"], profile, now=now, with_code=with_code
-    )
-    values = checked.values
+    await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
+    values = rule_columns(spec)
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
     values |= {"updated_at": now}
@@ -193,8 +177,6 @@ async def _write_change(
         values |= {"paused_at": now if is_pause else None}
     if is_pause:
         reason = SkipReason.PAUSED
-    values.pop("tenant_id")
-    values.pop("created_at")
     async with deps.write() as conn:
         if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
             return False
@@ -260,7 +242,7 @@ async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int
         if not await rule_store.update_rule(conn, tenant_id, rule_id, version, values):
             raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
         finished = await action_store.finish_pending_of_rule(
-            conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now
+            conn, rule_id, ActionStatus.CANCELLED, SkipReason.RULE_DELETED, now
         )
         metrics.count_skips(SkipReason.RULE_DELETED, finished)
         await action_store.delete_gap_traces_after(conn, rule_id, now)

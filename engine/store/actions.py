@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from engine.domain.due import Planned
-from engine.domain.records import ActionStatus
+from engine.domain.records import ActionStatus, SkipReason
 from engine.store.rows import NewAction, action_row, planned_action
 from engine.store.tables import actions
 
@@ -113,6 +113,13 @@ async def update_unstarted(
         .values(**values, **_UNCLAIMED, version=action["version"] + 1)
     )
     return result.rowcount == 1
+
+
+async def cancel_unstarted(conn: AsyncConnection, action: RowMapping, now: datetime) -> bool:
+    """Cancel (reason user) an action that has not started, as `update_unstarted` changes it;
+    whether it was cancelled."""
+    cancelled = {"status": ActionStatus.CANCELLED, "reason": SkipReason.USER, "finished_at": now}
+    return await update_unstarted(conn, action, cancelled, now)
 
 
 async def finish_pending_of_rule(

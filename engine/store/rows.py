@@ -1,4 +1,4 @@
-"""The rows the engine inserts into `actions` and `runs`, each built by one constructor.
+"""The rows the engine inserts into `rules`, `actions` and `runs`, each built by one constructor.
 
 The layers above the store hand it typed records (`NewAction`, `NewRun`, `Planned`; events
 are `engine.store.outbox.NewEvent`) and never a dict of columns, so a column's value for a
@@ -13,7 +13,33 @@ from datetime import datetime
 from typing import Any
 
 from engine.domain.due import DueAction, Planned
-from engine.domain.records import ActionStatus, SkipReason
+from engine.domain.records import ActionStatus, RuleSpec, SkipReason
+
+_SPEC_FIELDS = tuple(f.name for f in fields(RuleSpec))
+
+
+def rule_columns(spec: RuleSpec) -> dict[str, Any]:
+    """The `rules` columns a spec sets (its enums as their strings): a new rule's, or a
+    change's."""
+    values = {name: getattr(spec, name) for name in _SPEC_FIELDS}
+    for name in ("misfire_policy", "overlap_policy", "dst_gap", "dst_repeat"):
+        values[name] = str(values[name])
+    return values
+
+
+def rule_row(spec: RuleSpec, tenant_id: str, rule_id: str, now: datetime) -> dict[str, Any]:
+    """The `rules` row of a new rule, version 1, created at `now` (paused since then when
+    created disabled)."""
+    return rule_columns(spec) | {
+        "id": rule_id,
+        "tenant_id": tenant_id,
+        "version": 1,
+        "edited_version": 1,
+        "created_at": now,
+        "updated_at": now,
+        "paused_at": None if spec.enabled else now,
+        "deleted_at": None,
+    }
 
 
 @dataclass(frozen=True, slots=True)
