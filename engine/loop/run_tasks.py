@@ -88,7 +88,7 @@ class RunTasks:
                 self.slots.release(state.tenant_id)
             recorded = await self.completer.submit(completion)
             if recorded is Recorded.COMMITTED:
-                state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
+                state.count_run(completion.run.started_at.date(), completion.cpu_ms)
             elif recorded is not Recorded.LOST:
                 self.wake(state.tenant_id)  # it runs again, maybe at once
         except Exception:

@@ -30,6 +30,7 @@ from engine.runs.host import BufferedHost
 from engine.runs.outbound_http import OutboundHttp
 from engine.runs.script_secrets import ScriptSecrets
 from engine.runs.unrecorded import UnrecordedWrites
+from engine.store.rows import NewRun
 from sandbox import (
     Limits,
     Outcome,
@@ -154,11 +155,11 @@ def _completion(
         events.append(("run.failed", failure, "engine"))
     times = (claimed.claimed_at, started_at, finished_at)
     trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
-    run = _run_row(claimed, runtime, node, outcome, started_at, finished_at)
-    run["trace_id"] = trace.trace_id if trace is not None else None
-    run["calls"] = host.call_records()
+    trace_id = trace.trace_id if trace is not None else None
+    run = _new_run(claimed, runtime, node, outcome, started_at, finished_at)
+    run = replace(run, trace_id=trace_id, calls=host.call_records())
     if not ok:
-        _log_failure(claimed, outcome.status, status, run["trace_id"])
+        _log_failure(claimed, outcome.status, status, trace_id)
     completion = Completion(
         action=action,
         claim_version=claimed.version,
@@ -211,19 +212,20 @@ def settle(
 def unstorable(completion: Completion, detail: str) -> Completion:
     """In place of a completion whose record the database refused: the attempt as an engine
     error (outcome crashed, none of its output or effects), retried like a failed run."""
-    run = completion.run | {
-        "outcome": str(OutcomeStatus.CRASHED),
-        "result": None,
-        "stdout": "",
-        "stderr": "",
-        "output_truncated": False,
-        "error_line": None,
-        "error": f"engine error: this run's record could not be stored ({detail}); "
+    run = replace(
+        completion.run,
+        outcome=str(OutcomeStatus.CRASHED),
+        result=None,
+        stdout="",
+        stderr="",
+        output_truncated=False,
+        error_line=None,
+        error=f"engine error: this run's record could not be stored ({detail}); "
         "its output and effects were discarded",
-    }
-    action, attempt = completion.action, run["attempt"]
-    status, reason, due_at = settle(action, attempt, False, run["finished_at"])
-    failed = [("run.failed", _failure(action, attempt, run["outcome"], run["error"]), "engine")]
+    )
+    action, attempt = completion.action, run.attempt
+    status, reason, due_at = settle(action, attempt, False, run.finished_at)
+    failed = [("run.failed", _failure(action, attempt, run.outcome, run.error), "engine")]
     return replace(
         completion,
         status=status,
@@ -247,36 +249,35 @@ def _failure(action: DueAction, attempt: int, outcome: str, error: str | None) -
     }
 
 
-def _run_row(
+def _new_run(
     claimed: Claimed,
     runtime: str,
     node: str,
     outcome: Outcome,
     started_at: datetime,
     finished_at: datetime,
-) -> dict[str, Any]:
+) -> NewRun:
     a = claimed.action
-    return {
-        "tenant_id": a.tenant_id,
-        "action_id": a.id,
-        "rule_id": a.rule_id,
-        "attempt": claimed.attempt,
-        "node": node,
-        "pid": outcome.pid,
-        "runtime": runtime,
-        "planned_at": a.due_at,
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "outcome": str(outcome.status),
-        "result": outcome.result,
-        "error": outcome.error,
-        "error_line": outcome.error_line,
-        "stdout": outcome.stdout,
-        "stderr": outcome.stderr,
-        "output_truncated": outcome.output_truncated,
-        "duration_ms": outcome.duration_s * 1000,
-        "cpu_ms": None if outcome.cpu_s is None else outcome.cpu_s * 1000,
-        "peak_memory_bytes": outcome.peak_memory_bytes,
-        "fuel": outcome.fuel,
-        "lateness_ms": max(0.0, (started_at - a.due_at).total_seconds() * 1000),
-    }
+    return NewRun(
+        tenant_id=a.tenant_id,
+        action_id=a.id,
+        rule_id=a.rule_id,
+        attempt=claimed.attempt,
+        node=node,
+        runtime=runtime,
+        planned_at=a.due_at,
+        started_at=started_at,
+        finished_at=finished_at,
+        outcome=str(outcome.status),
+        duration_ms=outcome.duration_s * 1000,
+        error=outcome.error,
+        pid=outcome.pid,
+        result=outcome.result,
+        error_line=outcome.error_line,
+        stdout=outcome.stdout,
+        stderr=outcome.stderr,
+        output_truncated=outcome.output_truncated,
+        cpu_ms=None if outcome.cpu_s is None else outcome.cpu_s * 1000,
+        peak_memory_bytes=outcome.peak_memory_bytes,
+        fuel=outcome.fuel,
+    )

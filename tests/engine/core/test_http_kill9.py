@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
 from support.stand_in import StandIn
-from waiting import eventually
+from support.waiting import eventually
 from workers import start_worker, stop
 
 from engine.service import EngineService

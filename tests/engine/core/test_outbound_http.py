@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from http_trials import LOOPBACK_ALLOWED, allow, trial
 from support.stand_in import StandIn
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig, HttpPolicy
