@@ -17,8 +17,11 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import tracing
+from api.capability_registry import capability_policy
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
+from engine.capabilities.desk import CapabilityDesk
+from engine.capabilities.specs import CapabilityConfigError
 from engine.errors import NodeNameInUse
 from engine.ops import metrics
 from engine.ops.logs import JsonFormatter, TextFormatter
@@ -56,12 +59,18 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def settings_from(**overrides: Any) -> Settings:
+    """The process's settings; a bad one (or a bad capability registry) ends it with a message."""
     try:
-        return load_settings(**overrides)
+        settings = load_settings(**overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         fail(f"invalid setting {where}: {first['msg']} (see docs/configuration.md)")
+    try:
+        CapabilityDesk(capability_policy(settings))  # entry points load, or the start stops
+    except CapabilityConfigError as exc:
+        fail(f"{exc} (see docs/capabilities.md)")
+    return settings
 
 
 def freeze_startup_heap() -> None:
