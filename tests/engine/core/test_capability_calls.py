@@ -8,7 +8,7 @@ import json
 from datetime import timedelta
 
 import pytest
-from capability_trials import deps_of, every_runtime, grant, host_product, policy, trial  # noqa: F401
+from capability_trials import deps_of, grant, trial
 from support.host_product import HostProduct, is_signed
 from waiting import eventually
 
@@ -72,7 +72,8 @@ async def test_ungranted_and_unknown_names_get_the_same_answer_and_nothing_leave
     names = ["mail.send", "no.such", "test.echo"]
     found = await trial(deps, tenant_id, _tries(*((name, MAIL) for name in names)))
     answers = [
-        answer.replace(repr(name), "NAME") for answer, name in zip(found.outcome.result, names)
+        answer.replace(repr(name), "NAME")
+        for answer, name in zip(found.outcome.result, names, strict=True)
     ]
     assert len(set(answers)) == 1 and "not granted to this tenant" in answers[0]
     assert host_product.received == []
