@@ -5,17 +5,15 @@ capped answers, signed requests with a stable idempotency key per occurrence and
 from __future__ import annotations
 
 import json
-from datetime import timedelta
 
 import pytest
 from capability_trials import deps_of, grant, trial
+from retried_occurrence import run_twice
 from support.host_product import HostProduct, is_signed
-from waiting import eventually
 
 from engine.capabilities.specs import CapabilityPolicy
 from engine.clock import ManualClock
 from engine.config import EngineConfig
-from engine.domain.records import RuleSpec
 from engine.service import EngineService
 
 MAIL = {"to": ["ada@example.com"], "subject": "Weekly report", "text": "42 orders"}
@@ -179,33 +177,13 @@ async def test_a_retried_occurrence_presents_the_same_keys_and_its_calls_are_rec
     service: EngineService, db, tenant_id, clock: ManualClock, host_product: HostProduct
 ) -> None:
     await grant(db, tenant_id, "mail.send", "crm.open_carts")
-    code = (
-        "def main(ctx):\n"
-        "    ctx.call('crm.open_carts', {})\n"
-        f"    ctx.call('mail.send', {MAIL!r})\n"
-        "    if ctx.attempt == 1:\n"
-        "        raise ValueError('first attempt fails after its calls')\n"
-        "    return ctx.attempt\n"
-    )
-    spec = RuleSpec(name="c", schedule="* * * * *", code=code, max_attempts=2, backoff_s=1)
-    rule = await service.create_rule(tenant_id, spec)
-    await service.start()
-    assert rule.next_run_at is not None
-    clock.set(rule.next_run_at)
-
-    async def runs(count: int) -> object:
-        found = (await service.list_runs(tenant_id, rule_id=rule.id)).items
-        return found if len(found) >= count else None
-
-    await eventually(lambda: runs(1))
-    clock.advance(timedelta(seconds=30))
-    done = await eventually(lambda: runs(2))
+    calls = f"    ctx.call('crm.open_carts', {{}})\n    ctx.call('mail.send', {MAIL!r})\n"
+    done = await run_twice(service, tenant_id, clock, calls)
     keys = [headers["Idempotency-Key"] for headers, _ in host_product.received]
     assert len(keys) == 4 and keys[:2] == keys[2:] and keys[0] != keys[1]
     assert [b["attempt"] for b in host_product.calls()] == [1, 1, 2, 2]
     assert len(host_product.mail) == 1  # the product performed the effect once per key
-    for summary in done:  # type: ignore[attr-defined]
-        run = await service.get_run(tenant_id, summary.id)
+    for run in done:
         assert run.calls is not None
         assert [(c.kind, c.method, c.host, c.status) for c in run.calls] == [
             ("capability", "CALL", "crm.open_carts", 200),

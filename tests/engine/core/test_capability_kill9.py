@@ -5,21 +5,16 @@ performs its effect once; the run's own effects are committed exactly once."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 from datetime import UTC, datetime
 from pathlib import Path
 
 from capability_trials import grant
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from stored import kv_value
+from stored import committed_runs, is_succeeded, kv_value
 from support.host_product import SIGNING_KEY, HostProduct
-from waiting import eventually
-from workers import start_worker, stop
+from support.workers import kill_mid_call
 
 from engine.service import EngineService
-from engine.store.tables import actions, runs
 
 
 def _env(registry: Path) -> dict[str, str]:
@@ -50,37 +45,22 @@ async def test_kill_9_mid_call_repeats_the_call_with_its_key_and_commits_once(
         tenant_id, run_at=datetime.now(UTC), key="once", code=code
     )
     action_id = submitted.action.id
-    first = start_worker(database_url, "first", tmp_path, **_env(registry))
-    try:
-        await eventually(lambda: _received(host_product, 1), timeout_s=60)
-        os.kill(first.pid, signal.SIGKILL)
-        first.wait()
-    finally:
-        stop(first)
-    host_product.release.set()
-    second = start_worker(database_url, "second", tmp_path, **_env(registry))
-    try:
-        await eventually(lambda: _succeeded(db, action_id), timeout_s=90)
-    finally:
-        stop(second)
+    await kill_mid_call(
+        database_url,
+        tmp_path,
+        lambda: _received(host_product, 1),
+        host_product.release,
+        lambda: is_succeeded(db, action_id),
+        **_env(registry),
+    )
     keys = [headers["Idempotency-Key"] for headers, _ in host_product.received]
     assert len(keys) == 2 and keys[0] == keys[1] and keys[0].endswith("/call/0")
     first_call, repeated = host_product.calls()
     assert repeated.pop("attempt") >= first_call.pop("attempt") == 1
     assert repeated == first_call and first_call["args"] == {"order": 42}
     assert await kv_value(db, tenant_id, "sent") == 1
-    async with db.connect() as conn:
-        committed = select(func.count()).where(
-            runs.c.action_id == action_id, runs.c.committed.is_(True)
-        )
-        assert (await conn.execute(committed)).scalar_one() == 1
+    assert await committed_runs(db, action_id) == 1
 
 
 async def _received(product: HostProduct, count: int) -> bool:
     return len(product.received) >= count
-
-
-async def _succeeded(db: AsyncEngine, action_id: int) -> bool:
-    async with db.connect() as conn:
-        query = select(actions.c.status).where(actions.c.id == action_id)
-        return str((await conn.execute(query)).scalar_one()) == "succeeded"
