@@ -35,7 +35,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "capabilities": (
         "api.cli.capabilities",
         "capabilities",
-        "Grant tenants the capabilities of the registry: grant, revoke, list.",
+        "Grant tenants capabilities for ctx.call.",
     ),
     "preview": ("api.cli.preview", "preview", "Show a schedule's next dates and its text."),
     "run-script": ("api.cli.run_script", "run_script", "Run a script once in the sandbox."),

@@ -30,6 +30,7 @@ def _cli(registry: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.timeout(400)  # eight commands, each a Python start (seconds on a busy machine)
 def test_the_operator_grants_lists_and_revokes_from_the_command_line(
     database_url: str, tmp_path: Path
 ) -> None:
