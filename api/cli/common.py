@@ -17,11 +17,8 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import tracing
-from api.capability_registry import capability_policy
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
-from engine.capabilities.desk import CapabilityDesk
-from engine.capabilities.specs import CapabilityConfigError
 from engine.errors import NodeNameInUse
 from engine.ops import metrics
 from engine.ops.logs import JsonFormatter, TextFormatter
@@ -66,11 +63,21 @@ def settings_from(**overrides: Any) -> Settings:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         fail(f"invalid setting {where}: {first['msg']} (see docs/configuration.md)")
+    _check_capabilities(settings)
+    return settings
+
+
+def _check_capabilities(settings: Settings) -> None:
+    """Load the capability registry and its entry points, or end with the registry's mistake.
+    Imported here, not at the top: `--help` and the light commands need no JSON Schema."""
+    from api.capability_registry import capability_policy
+    from engine.capabilities.desk import CapabilityDesk
+    from engine.capabilities.specs import CapabilityConfigError
+
     try:
-        CapabilityDesk(capability_policy(settings))  # entry points load, or the start stops
+        CapabilityDesk(capability_policy(settings))
     except CapabilityConfigError as exc:
         fail(f"{exc} (see docs/capabilities.md)")
-    return settings
 
 
 def freeze_startup_heap() -> None:
