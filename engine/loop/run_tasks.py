@@ -50,7 +50,13 @@ class RunTasks:
         deps = self.deps
         config = deps.config
         self.env = RunEnv(
-            deps.sandbox, deps.db, deps.clock, config.node_name, deps.secrets, config.http
+            deps.sandbox,
+            deps.db,
+            deps.clock,
+            config.node_name,
+            deps.secrets,
+            config.http,
+            deps.capabilities,
         )
 
     def start(self, state: TenantState, claimed: Claimed) -> None:

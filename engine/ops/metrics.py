@@ -76,6 +76,12 @@ class DeliveryOutcome(StrEnum):
     """The tenant had no webhook when the event came up for delivery."""
 
 
+CAPABILITY_CALLS = Counter(
+    "cadenza_capability_calls_total",
+    "Scripts' capability calls, by capability ('-': not registered) and outcome "
+    "(ok, failed, refused, over_run_quota).",
+    ["capability", "outcome"],
+)
 WEBHOOKS = Counter(
     "cadenza_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", ["outcome"]
 )

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from engine.capabilities.desk import CapabilityDesk
 from engine.clock import Clock
 from engine.config import HttpPolicy
 from engine.domain.due import DueAction
@@ -24,6 +25,7 @@ from engine.domain.policies import retry_delay
 from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import tracing
 from engine.ops.logs import action_ids
+from engine.runs.capability_calls import CapabilityCalls
 from engine.runs.commit import Completion
 from engine.runs.follow_ups import FollowUps
 from engine.runs.host import BufferedHost
@@ -101,6 +103,8 @@ class RunEnv:
     secrets: SecretBox | None = None
     #: The operator's bounds on scripts' HTTP requests.
     http: HttpPolicy = field(default_factory=HttpPolicy)
+    #: The capabilities scripts may call (None: none on this node).
+    capabilities: CapabilityDesk | None = None
 
 
 async def execute(
@@ -112,19 +116,7 @@ async def execute(
     runtime, code = action.script
     limits = limits_for(action, profile)
     context = context_for(claimed)
-    secrets = ScriptSecrets(env.db, env.secrets, action.tenant_id)
-    http = OutboundHttp(
-        env.db,
-        action.tenant_id,
-        env.http,
-        secrets,
-        context.occurrence_id,
-        time.monotonic() + limits.timeout_s,
-    )
-    follow_ups = FollowUps(context.occurrence_id, env.clock.now())
-    host = BufferedHost(
-        env.db, action.tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups
-    )
+    host = host_for(env, context, limits, unrecorded)
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
@@ -133,8 +125,24 @@ async def execute(
         log.error("sandbox failed on action %s: %s", action.id, exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
-    outcome = secrets.redactor().outcome(clean_outcome(outcome))
+    outcome = host.secrets.redactor().outcome(clean_outcome(outcome))
     return _completion(claimed, runtime, node, outcome, host, started_at, finished_at)
+
+
+def host_for(
+    env: RunEnv, context: ScriptContext, limits: Limits, unrecorded: UnrecordedWrites | None
+) -> BufferedHost:
+    """The host API of one run: its tenant's data, secrets, HTTP, capabilities, follow-ups."""
+    tenant_id, occurrence = context.tenant_id, context.occurrence_id
+    secrets = ScriptSecrets(env.db, env.secrets, tenant_id)
+    deadline = time.monotonic() + limits.timeout_s
+    http = OutboundHttp(env.db, tenant_id, env.http, secrets, occurrence, deadline)
+    desk = env.capabilities
+    calls = None if desk is None else CapabilityCalls(env.db, desk, context, deadline)
+    follow_ups = FollowUps(occurrence, env.clock.now())
+    return BufferedHost(
+        env.db, tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups, calls
+    )
 
 
 def _completion(
