@@ -1,11 +1,16 @@
 """One MicroPython instance in a worker: the host calls it makes, and how each run ended.
 
-An instance serves runs one after another, each in three phases. While it waits for a job
+An instance serves runs one after another, each in up to four phases. While it waits for a job
 (trusted code only: the interpreter and the prelude's bytecode, booting or coming back from
 the previous run) it may only fetch its script (`__script`), which is when the job starts:
 fuel, deadline and a fresh token (see `micropython.prelude`). Before that call is answered
-the instance is put back as it was at its first one (`micropython.snapshot`). While the
-script runs it may print, read its context and use the host API. Its first genuine `__end`
+the instance is put back as it was at its first one (`micropython.snapshot`), or, if it
+compiled the job's script before, as it was right after that compilation: a script is compiled
+once per instance, not once per run. While the prelude compiles (no tenant code runs then)
+it may only fetch a long source (`__again`), report a failure (`__end`) or ask for the script
+again, the call at which the instance is snapshotted with the script compiled (the snapshot
+is taken in that call's first step, and kept once the call turns out to be `__script`). While
+the script runs it may print, read its context and use the host API. Its first genuine `__end`
 (carrying the token) ends the run at once: the report is sent, and every host call but the
 prelude's next `__script` traps. How a run without a report ended is decided here, from what
 the host saw; such a run (a trap) ends the instance too.
@@ -42,6 +47,9 @@ HOST_RESULT_BYTES = 96 * 1024
 #: `__again`, offered exactly its size (offering the whole room to every call slowed every
 #: run: docs/performance.md).
 FIRST_ROOM_BYTES = 1024
+#: Snapshots of the interpreter with a script compiled, kept per instance (1.3 MiB each; the
+#: oldest goes first): a warm worker serves one tenant, whose scripts are few.
+COMPILED_SNAPSHOTS = 4
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
 #: to load, while each new one costs fuel on every boot (docs/performance.md).
@@ -62,8 +70,10 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 class Phase(Enum):
     #: Waiting for a job: booting, or back from the previous run.
     WAITING = 1
-    SCRIPT = 2
-    ENDED = 3
+    #: The prelude compiles the script it was handed; no tenant code runs.
+    COMPILING = 2
+    SCRIPT = 3
+    ENDED = 4
 
 
 class Instance:
@@ -88,6 +98,9 @@ class Instance:
         self._store: wasmtime.Store | None = None
         self._engine: wasmtime.Engine | None = None
         self._snapshot: Snapshot | None = None
+        #: By script key: the instance right after it compiled that script (see `_rewind`).
+        self._compiled: dict[str, Snapshot] = {}
+        self._candidate: Snapshot | None = None
         self._trap: tuple[Exception, bool] | None = None
         self._between_runs_fuel = 0
         self._new_run()
@@ -99,6 +112,7 @@ class Instance:
         self._held: bytes | None = None
         self._fuel = 0
         self._ending: tuple[str, str] | None = None
+        self._is_compiled = False
 
     @contextlib.contextmanager
     def started(
@@ -126,16 +140,25 @@ class Instance:
         if self.phase is Phase.ENDED:
             self._rewind()
         elif self._snapshot is None and self.phase is Phase.WAITING:
-            assert self.memory is not None and self._store is not None
-            self._snapshot = Snapshot(self.memory, self._store)
+            self._snapshot = self._take()
+        elif self.phase is Phase.COMPILING and self._held is None:
+            self._candidate = self._take()  # kept if this call is the prelude's `__script`
         return FIRST_ROOM_BYTES if self._held is None else len(self._held)
 
+    def _take(self) -> Snapshot:
+        assert self.memory is not None and self._store is not None
+        return Snapshot(self.memory, self._store)
+
     def _rewind(self) -> None:
-        """Back to the snapshot for the next run, or the worker ends if that cannot be done."""
+        """Back to a snapshot for the next job (the one with its script compiled, if the
+        instance has it), or the worker ends if that cannot be done."""
         assert self._snapshot is not None and self._store is not None
-        if not self._snapshot.restore(self._store):
+        job = self._pending = self.worker.next_job()
+        snapshot = self._compiled.get(job.key, self._snapshot)
+        if not snapshot.restore(self._store):
             self.worker.exit()  # its memory grew: the engine gives the next run a new worker
         self._new_run()
+        self._is_compiled = snapshot is not self._snapshot
 
     def handle(self, name: str, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
         """The answer to one `host.call(name, payload)`; the payload is at `address`."""
@@ -144,14 +167,35 @@ class Instance:
         if self.phase is Phase.WAITING:
             return self._wait(name)
         assert self.guest is not None
+        if self.phase is Phase.COMPILING and name not in ("__end", "__again"):
+            return self._after_compile(name, self.guest)
         payload = memory.read(address, size_bytes)
         if name == "__end":
             return self._end(payload)
         return self._respond(self.guest, name, payload)
 
+    def _after_compile(self, name: str, guest: GuestRun) -> bytes:
+        """The prelude compiled the script and asks for it again: the snapshot taken in this
+        call's first step is kept for the script's next runs, and the run goes on."""
+        if name != "__script":
+            raise GuestStopped(f"unexpected host call {name!r} while compiling")
+        candidate, self._candidate = self._candidate, None
+        if candidate is not None and guest.job.mode is Mode.RUN:
+            self._keep(guest.job.key, candidate)
+        self.phase = Phase.SCRIPT
+        return self._start_answer(guest.job)
+
+    def _keep(self, key: str, snapshot: Snapshot) -> None:
+        assert self._snapshot is not None
+        if snapshot.size_bytes != self._snapshot.size_bytes:
+            return  # its memory grew while compiling: it could not be put back
+        self._compiled[key] = snapshot
+        if len(self._compiled) > COMPILED_SNAPSHOTS:
+            del self._compiled[next(iter(self._compiled))]
+
     def _wait(self, name: str) -> bytes:
         if name == "__script":
-            return self._hold(self._begin())
+            return self._begin()
         raise GuestStopped(f"unexpected host call {name!r} while waiting for a job")
 
     def _begin(self) -> bytes:
@@ -164,9 +208,15 @@ class Instance:
         self._store.set_fuel(self._fuel)
         self._store.set_epoch_deadline(1)
         self._timer.arm(self._engine, self.guest.started_s + job.limits.timeout_s)
-        self.phase = Phase.SCRIPT
-        mode = "v" if job.mode is Mode.CHECK else "r"
-        return (self._token + mode).encode() + self._source(job, self.guest)
+        if self._is_compiled:
+            self.phase = Phase.SCRIPT
+            return self._start_answer(job)
+        self.phase = Phase.COMPILING
+        return self._hold((self._token + "c").encode() + self._source(job, self.guest))
+
+    def _start_answer(self, job: Job) -> bytes:
+        """The token and the mode: the prelude runs the script it compiled."""
+        return (self._token + ("v" if job.mode is Mode.CHECK else "r")).encode()
 
     def _source(self, job: Job, guest: GuestRun) -> bytes:
         source = self._sources.get(job.key) if job.form is CodeForm.HELD else self.worker.blob
@@ -183,6 +233,7 @@ class Instance:
         if not text.startswith(self._token) or len(text) <= TOKEN_CHARS:
             return _encode("only the prelude may end a run").encode()
         self._timer.disarm()
+        self._candidate = None  # a compile failure: nothing to keep
         self._ending = (text[TOKEN_CHARS], text[TOKEN_CHARS + 1 :])
         self.phase = Phase.ENDED
         self.worker.finish(self.report())

@@ -25,6 +25,10 @@ class Snapshot:
         #: A bytearray, not bytes: `Memory.write` copies anything else into one first.
         self._image = memory.read(store, 0, memory.data_len(store))
 
+    @property
+    def size_bytes(self) -> int:
+        return len(self._image)
+
     def restore(self, store: wasmtime.Storelike) -> bool:
         """Put the copy back; False (nothing done) if the memory has grown since."""
         if self._memory.data_len(store) != len(self._image):
