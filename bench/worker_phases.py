@@ -31,9 +31,38 @@ from sandbox.wasm.guest import GuestRun
 from sandbox.worker import Worker
 
 RUNTIMES = (RuntimeName.MICROPYTHON, RuntimeName.WASM)
+#: A script of the size tenants write (a few functions, a loop over its parameters), for the
+#: share of compiling in a run; it uses no host call the harness would have to answer.
+MEDIUM_MICROPYTHON = """
+LEVELS = {"low": 1, "mid": 5, "high": 10}
+
+
+def level_of(value, levels):
+    found = "none"
+    for name, threshold in sorted(levels.items(), key=lambda item: item[1]):
+        if value >= threshold:
+            found = name
+    return found
+
+
+def summary(values):
+    total = sum(values)
+    return {"count": len(values), "total": total, "mean": total / max(1, len(values))}
+
+
+def main(ctx):
+    values = [ctx.attempt * n for n in range(20)]
+    by_level = {}
+    for value in values:
+        key = level_of(value, LEVELS)
+        by_level[key] = by_level.get(key, 0) + 1
+    return {"levels": by_level, "summary": summary(values), "rule": ctx.rule.name}
+"""
+SCRIPTS = {"trivial": TRIVIAL, "medium": {**TRIVIAL, RuntimeName.MICROPYTHON: MEDIUM_MICROPYTHON}}
 LIMITS = Limits(timeout_s=60.0)
 #: The fuel of each runtime's last run (the guest's own work, deterministic).
 _FUEL: dict[RuntimeName, int] = {}
+_SCRIPT: dict[RuntimeName, str] = {}
 
 
 def worker_cpu_per_run_ms(
@@ -66,7 +95,7 @@ def _round_trip(sock: socket.socket, runtime: RuntimeName, form: CodeForm) -> fl
     job = Job(runtime, Mode.RUN, "trivial", form, LIMITS, CONTEXT.to_json())
     framing.send(sock, Kind.JOB, job.to_json())
     if form is CodeForm.SOURCE:
-        framing.send(sock, Kind.BLOB, TRIVIAL[runtime].encode())
+        framing.send(sock, Kind.BLOB, _SCRIPT[runtime].encode())
     while True:
         kind, body = framing.receive(sock, 1 << 28)
         if kind is Kind.DONE:
@@ -157,7 +186,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--script", choices=sorted(SCRIPTS), default="trivial")
     args = parser.parse_args()
+    _SCRIPT.update(SCRIPTS[args.script])
     if args.profile:
         _PHASES.wrap_all()  # before the interpreter is linked to its host functions
     with tempfile.TemporaryDirectory(prefix="cadenza-phases-") as cache:
