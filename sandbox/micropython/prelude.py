@@ -28,8 +28,9 @@ so a run does little of either:
   compiled the same script, before it answers, so nothing a run did (globals, modules, heap)
   reaches the next (`micropython.guest`).
 
-A trivial run makes two host calls (three the first time its worker sees the script). Other calls named `__...` belong to the prelude (`__print`,
-`__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
+A trivial run makes two host calls (three the first time its instance sees the script).
+Other calls named `__...` belong to the prelude (`__print`, `__context`, `__again`);
+everything else is the tenant's host API (the prelude names the kv
 operations `get`, `set`, `delete`, `keys`, `incr`, `set_if`; `ctx.secrets.get` is `secret`,
 `ctx.http.request` is `http`, `ctx.call` is `call`, `ctx.schedule` is `schedule`). Answers
 are JSON: `[value]`, or the refusal's message as a string, or `1` when the answer did not fit
