@@ -34,7 +34,7 @@ from sandbox.micropython.bytecode import Rom
 from sandbox.micropython.memory import GuestMemory
 from sandbox.micropython.prelude import TOKEN_CHARS
 from sandbox.micropython.reports import classify, ending_report, unreported
-from sandbox.micropython.snapshot import Snapshot
+from sandbox.micropython.snapshot import Snapshot, Snapshots
 from sandbox.wasm.engine import DeadlineTimer, fuel_for
 from sandbox.wasm.guest import GuestRun, GuestStopped, detach, fuel_used
 from sandbox.worker import Refused, Worker
@@ -47,9 +47,6 @@ HOST_RESULT_BYTES = 96 * 1024
 #: `__again`, offered exactly its size (offering the whole room to every call slowed every
 #: run: docs/performance.md).
 FIRST_ROOM_BYTES = 1024
-#: Snapshots of the interpreter with a script compiled, kept per instance (1.3 MiB each; the
-#: oldest goes first): a warm worker serves one tenant, whose scripts are few.
-COMPILED_SNAPSHOTS = 4
 _AGAIN = b"1"
 #: The prelude's names for the kv operations: names MicroPython knows already cost nothing
 #: to load, while each new one costs fuel on every boot (docs/performance.md).
@@ -97,10 +94,7 @@ class Instance:
         self.memory: wasmtime.Memory | None = None
         self._store: wasmtime.Store | None = None
         self._engine: wasmtime.Engine | None = None
-        self._snapshot: Snapshot | None = None
-        #: By script key: the instance right after it compiled that script (see `_rewind`).
-        self._compiled: dict[str, Snapshot] = {}
-        self._candidate: Snapshot | None = None
+        self._snapshots: Snapshots | None = None
         self._trap: tuple[Exception, bool] | None = None
         self._between_runs_fuel = 0
         self._new_run()
@@ -139,26 +133,34 @@ class Instance:
         back after a run (the prelude's next `__script`, see `micropython.snapshot`)."""
         if self.phase is Phase.ENDED:
             self._rewind()
-        elif self._snapshot is None and self.phase is Phase.WAITING:
-            self._snapshot = self._take()
+        elif self._snapshots is None and self.phase is Phase.WAITING:
+            assert self.memory is not None and self._store is not None
+            self._snapshots = Snapshots(self.memory, self._store)
         elif self.phase is Phase.COMPILING and self._held is None:
-            self._candidate = self._take()  # kept if this call is the prelude's `__script`
+            assert self._snapshots is not None
+            self._snapshots.take_candidate()  # kept if this call is the prelude's `__script`
         return FIRST_ROOM_BYTES if self._held is None else len(self._held)
 
-    def _take(self) -> Snapshot:
-        assert self.memory is not None and self._store is not None
-        return Snapshot(self.memory, self._store)
-
     def _rewind(self) -> None:
-        """Back to a snapshot for the next job (the one with its script compiled, if the
-        instance has it), or the worker ends if that cannot be done."""
-        assert self._snapshot is not None and self._store is not None
+        """Back to a snapshot for the next job: the one with its script compiled, if the
+        instance has it, else the booted state. The snapshot of the script that just ran is
+        written back before the job arrives (the next run is most often of the same script),
+        so only another script's run waits for a write."""
+        snapshots = self._snapshots
+        assert snapshots is not None and self.guest is not None
+        written = self._restore(snapshots.for_script(self.guest.job.key))
         job = self._pending = self.worker.next_job()
-        snapshot = self._compiled.get(job.key, self._snapshot)
+        wanted = snapshots.for_script(job.key)
+        if wanted is not written:
+            self._restore(wanted)
+        self._new_run()
+        self._is_compiled = wanted is not snapshots.booted
+
+    def _restore(self, snapshot: Snapshot) -> Snapshot:
+        assert self._store is not None
         if not snapshot.restore(self._store):
             self.worker.exit()  # its memory grew: the engine gives the next run a new worker
-        self._new_run()
-        self._is_compiled = snapshot is not self._snapshot
+        return snapshot
 
     def handle(self, name: str, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
         """The answer to one `host.call(name, payload)`; the payload is at `address`."""
@@ -179,19 +181,13 @@ class Instance:
         call's first step is kept for the script's next runs, and the run goes on."""
         if name != "__script":
             raise GuestStopped(f"unexpected host call {name!r} while compiling")
-        candidate, self._candidate = self._candidate, None
-        if candidate is not None and guest.job.mode is Mode.RUN:
-            self._keep(guest.job.key, candidate)
+        assert self._snapshots is not None
+        if guest.job.mode is Mode.RUN:
+            self._snapshots.keep_candidate(guest.job.key)
+        else:
+            self._snapshots.drop_candidate()  # a check: its worker serves no other run
         self.phase = Phase.SCRIPT
         return self._start_answer(guest.job)
-
-    def _keep(self, key: str, snapshot: Snapshot) -> None:
-        assert self._snapshot is not None
-        if snapshot.size_bytes != self._snapshot.size_bytes:
-            return  # its memory grew while compiling: it could not be put back
-        self._compiled[key] = snapshot
-        if len(self._compiled) > COMPILED_SNAPSHOTS:
-            del self._compiled[next(iter(self._compiled))]
 
     def _wait(self, name: str) -> bytes:
         if name == "__script":
@@ -233,7 +229,8 @@ class Instance:
         if not text.startswith(self._token) or len(text) <= TOKEN_CHARS:
             return _encode("only the prelude may end a run").encode()
         self._timer.disarm()
-        self._candidate = None  # a compile failure: nothing to keep
+        if self._snapshots is not None:
+            self._snapshots.drop_candidate()  # a compile failure: nothing to keep
         self._ending = (text[TOKEN_CHARS], text[TOKEN_CHARS + 1 :])
         self.phase = Phase.ENDED
         self.worker.finish(self.report())
