@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 from support.api_servers import KINDS, UNTHROTTLED, new_database_url
-from support.host_product import SIGNING_KEY, HostProduct
+from support.host_product import HostProduct, lending_env
 from support.operator import ADMIN_TOKEN
 from support.polling import until
 from support.processes import Server, running_server
@@ -59,12 +59,9 @@ def server(
 ) -> Iterator[Server]:
     """A server whose operator lends the stand-in product's `mail.send` and lets scripts reach
     loopback over plain HTTP (the stand-ins'): the tests' policy, not a default."""
-    path: Path = tmp_path_factory.mktemp("registry") / "capabilities.json"
-    path.write_text(json.dumps(host_product.registry()))
     env = {
         "CADENZA_ADMIN_TOKEN": ADMIN_TOKEN,
-        "CADENZA_CAPABILITIES_FILE": str(path),
-        "CADENZA_CAPABILITY_SIGNING_KEY": SIGNING_KEY,
+        **lending_env(host_product, tmp_path_factory.mktemp("registry")),
         "CADENZA_HTTP_SCHEMES": "https,http",
         "CADENZA_HTTP_ALLOW_PRIVATE": "true",
         **UNTHROTTLED,
@@ -112,6 +109,20 @@ def _params(name: str, origin: str) -> dict[str, Any]:
     }[name]
 
 
+@pytest.fixture
+def example_run(
+    new_tenant: Any, operator: httpx.Client, stand_in: StandIn
+) -> Callable[[str], tuple[Any, dict[str, Any]]]:
+    """Run an example as a new tenant prepared as the page asks; the tenant and its run."""
+
+    def run(name: str) -> tuple[Any, dict[str, Any]]:
+        t = new_tenant()
+        _prepare(t, operator, stand_in)
+        return t, _run_once(t, name, stand_in.origin)
+
+    return run
+
+
 def _run_once(t: Any, name: str, origin: str) -> dict[str, Any]:
     """Save the example as a rule, trigger it, wait for its action to end; its run."""
     schedule, code = EXAMPLES[name]
@@ -146,11 +157,9 @@ def _kv(t: Any, key: str) -> Any:
 
 
 def test_weekly_report_mails_the_managers_through_the_capability(
-    new_tenant, operator: httpx.Client, stand_in: StandIn, host_product: HostProduct
+    example_run, host_product: HostProduct
 ) -> None:
-    t = new_tenant()
-    _prepare(t, operator, stand_in)
-    run = _run_once(t, "weekly report by email", stand_in.origin)
+    t, run = example_run("weekly report by email")
     assert run["result"] == {"orders": 7, "mailed": True}
     (mail,) = [c for c in host_product.calls() if c["tenant_id"] == t.id]
     assert mail["capability"] == "mail.send" and mail["args"]["to"] == MANAGERS
@@ -163,11 +172,9 @@ def test_weekly_report_mails_the_managers_through_the_capability(
 
 
 def test_abandoned_cart_reminder_emits_once_and_plans_its_follow_up(
-    new_tenant, operator: httpx.Client, stand_in: StandIn
+    example_run,
 ) -> None:
-    t = new_tenant()
-    _prepare(t, operator, stand_in)
-    run = _run_once(t, "abandoned-cart reminder", stand_in.origin)
+    t, run = example_run("abandoned-cart reminder")
     assert run["result"] == {"reminded": 1}
     events = t.viewer.get("/v1/events").json()["items"]
     reminders = [e["payload"] for e in events if e["type"] == "cart.reminder"]
@@ -180,23 +187,17 @@ def test_abandoned_cart_reminder_emits_once_and_plans_its_follow_up(
     assert run["calls"][0]["kind"] == "http" and TOKEN not in json.dumps(run)
 
 
-def test_exchange_rates_are_stored_in_kv(
-    new_tenant, operator: httpx.Client, stand_in: StandIn
-) -> None:
-    t = new_tenant()
-    _prepare(t, operator, stand_in)
-    run = _run_once(t, "exchange rates into kv", stand_in.origin)
+def test_exchange_rates_are_stored_in_kv(example_run) -> None:
+    t, run = example_run("exchange rates into kv")
     assert run["result"] == {"usd": 1.08, "currencies": 2}
     assert _kv(t, "rates/" + run["scheduled_at"][:10]) == {"USD": 1.08, "CHF": 0.94}
 
 
 def test_slack_ping_reaches_the_stand_in_with_the_token_the_script_never_held(
-    new_tenant, operator: httpx.Client, stand_in: StandIn
+    example_run, stand_in: StandIn
 ) -> None:
-    t = new_tenant()
-    _prepare(t, operator, stand_in)
     before = len(stand_in.received)
-    run = _run_once(t, "Slack ping", stand_in.origin)
+    _, run = example_run("Slack ping")
     assert run["result"] == {"sent": True}
     (method, path, headers, body) = stand_in.received[before]
     assert (method, path) == ("POST", "/api/chat.postMessage")
