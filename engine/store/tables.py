@@ -177,3 +177,13 @@ engine_nodes = Table(
     Column("host", String(255)),
     Column("incarnation", String(100)),
 )
+
+# Capability calls per tenant per minute (UTC, counted from the epoch), shared by every engine
+# node on the database so the per-minute quota holds across nodes (`engine.store.call_minutes`).
+capability_call_minutes = Table(
+    "capability_call_minutes",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("epoch_minute", Integer, primary_key=True, autoincrement=False),
+    Column("calls", Integer, nullable=False),
+)
