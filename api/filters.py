@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Query
+from pydantic import StringConstraints
 
 from api.errors import BadParameter
 from engine.domain.labels import MAX_SELECTORS, SELECTOR_PATTERN, LabelRequirement, parse_selector
@@ -18,14 +19,8 @@ _SELECTOR = (
     f"{MAX_SELECTORS} times) to require all of them."
 )
 
-LabelQuery = Annotated[
-    list[str],
-    Query(
-        max_length=MAX_SELECTORS,
-        description=_SELECTOR,
-        json_schema_extra={"items": {"type": "string", "pattern": SELECTOR_PATTERN}},
-    ),
-]
+Selector = Annotated[str, StringConstraints(pattern=SELECTOR_PATTERN, max_length=127)]
+LabelQuery = Annotated[list[Selector], Query(max_length=MAX_SELECTORS, description=_SELECTOR)]
 
 
 def rule_filter(
@@ -60,11 +55,10 @@ def rule_filter(
 
 def rule_labels(
     rule_label: Annotated[
-        list[str],
+        list[Selector],
         Query(
             max_length=MAX_SELECTORS,
             description="Only runs of rules carrying this label now. " + _SELECTOR,
-            json_schema_extra={"items": {"type": "string", "pattern": SELECTOR_PATTERN}},
         ),
     ] = [],  # noqa: B006 - FastAPI copies a list default per request
 ) -> tuple[LabelRequirement, ...]:

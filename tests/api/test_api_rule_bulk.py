@@ -104,7 +104,7 @@ def test_bad_bulk_requests_answer_422_and_change_nothing(new_tenant, problem) ->
     ]
     for params, body, field in cases:
         answer = problem(tenant.editor.post("/v1/rules/bulk", params=params, json=body), 422)
-        assert answer["errors"][0]["field"] == field, answer
+        assert answer["errors"][0]["field"].split(".")[0] == field, answer
     assert _rules(tenant)[rule["id"]]["version"] == rule["version"]
     problem(tenant.viewer.post("/v1/rules/bulk", json={"operation": "delete"}), 403)
     assert rule["id"] in _rules(tenant)

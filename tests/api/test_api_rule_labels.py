@@ -103,7 +103,7 @@ def test_bad_filters_answer_422_naming_the_parameter(
     new_tenant, problem, path: str, params: dict, field: str
 ) -> None:
     body = problem(new_tenant().viewer.get(path, params=params), 422)
-    assert body["errors"][0]["field"] == field, body
+    assert body["errors"][0]["field"].split(".")[0] == field, body
 
 
 def test_filters_page_with_the_cursor(new_tenant) -> None:
