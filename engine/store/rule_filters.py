@@ -23,8 +23,14 @@ def _label(requirement: LabelRequirement) -> Any:
 
 def _last_outcome(outcome: str) -> Any:
     """The rule's latest run (highest id) ended with `outcome`."""
-    latest = select(func.max(runs.c.id)).where(runs.c.rule_id == rules.c.id).scalar_subquery()
-    return select(runs.c.outcome).where(runs.c.id == latest).scalar_subquery() == outcome
+    latest = (
+        select(runs.c.outcome)
+        .where(runs.c.rule_id == rules.c.id)
+        .order_by(runs.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
+    )
+    return latest == outcome
 
 
 def _search(text: str) -> Any:

@@ -78,13 +78,11 @@ def test_a_rule_that_cannot_resume_fails_the_whole_call_and_nothing_changes(
     new_tenant, problem, wait_for
 ) -> None:
     tenant = new_tenant()
-    end_at = datetime.now(UTC) + timedelta(seconds=2)
+    once_at = (datetime.now(UTC) + timedelta(seconds=3)).replace(microsecond=0)
     fine = _make(tenant, "fine", enabled=False, labels={"team": "ops"})
-    ended = _make(
-        tenant, "ended", enabled=False, labels={"team": "ops"}, schedule="FREQ=SECONDLY;INTERVAL=1",
-        end_at=end_at.isoformat(),
-    )  # fmt: skip
-    wait_for(lambda: datetime.now(UTC) > end_at + timedelta(seconds=1))
+    schedule = once_at.isoformat().replace("+00:00", "Z")
+    ended = _make(tenant, "ended", enabled=False, labels={"team": "ops"}, schedule=schedule)
+    wait_for(lambda: datetime.now(UTC) > once_at + timedelta(seconds=1))
     body = problem(_bulk(tenant, "resume", {"label": "team=ops"}), 422)
     assert body["errors"][0]["field"] == f"rules.{ended['id']}.schedule", body
     assert ended["id"] in body["detail"] and "nothing was changed" in body["detail"]
