@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-OK = "def main(ctx):\n    return 1\n"
-DAILY = {"schedule": "FREQ=DAILY;BYHOUR=9", "code": OK}
+from support.labelled_rules import make_rule
 
 
 def _make(tenant, name: str, **fields: object) -> dict:
-    answer = tenant.editor.post("/v1/rules", json=DAILY | {"name": name} | fields)
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+    return make_rule(tenant.editor, name, **fields)
 
 
 def _bulk(tenant, operation: str, params: dict, *, dry_run: bool = False):

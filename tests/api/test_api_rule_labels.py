@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from support.labelled_rules import DAILY, make_rule
 
-OK = "def main(ctx):\n    return 1\n"
 FAILS = "def main(ctx):\n    raise ValueError('no')\n"
-DAILY = {"schedule": "FREQ=DAILY;BYHOUR=9", "code": OK}
 
 
 def _make(tenant, name: str, **fields: object) -> dict:
-    answer = tenant.editor.post("/v1/rules", json=DAILY | {"name": name} | fields)
-    assert answer.status_code == 201, answer.text
-    return answer.json()
+    return make_rule(tenant.editor, name, **fields)
 
 
 def _names(tenant, **params: object) -> list[str]:

@@ -27,6 +27,6 @@ export function formatLabels(labels) {
 export function labelChips(labels) {
   const entries = Object.entries(labels || {});
   if (!entries.length) return null;
-  return h("ul", { class: "labels", "aria-label": "Labels" },
+  return h("ul", { class: "labels" },
     entries.map(([k, v]) => h("li", { class: "label-chip" }, v ? `${k}=${v}` : k)));
 }

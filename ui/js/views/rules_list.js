@@ -17,11 +17,11 @@ const OUTCOMES = [["", "Any last outcome"], ...["ok", "error", "timeout", "memor
 
 export async function rulesList(main) {
   const search = h("input", { type: "search", placeholder: "name or description", autocomplete: "off" });
-  const state = choice([["", "All rules"], ["active", "Active"], ["paused", "Paused"]]);
+  const state = choice([["", "All rules"], ["true", "Active"], ["false", "Paused"]]);
   const labels = h("input", { type: "search", class: "mono", placeholder: "team=ops, env", autocomplete: "off", spellcheck: false });
   const runtime = choice(RUNTIMES);
   const lastOutcome = choice(OUTCOMES);
-  const filters = () => ({ search: search.value.trim(), state: state.value, label: terms(labels.value), runtime: runtime.value, last_outcome: lastOutcome.value });
+  const filters = () => ({ search: search.value.trim(), enabled: state.value, label: terms(labels.value), runtime: runtime.value, last_outcome: lastOutcome.value });
   const body = h("div", { "aria-live": "polite" });
   const cursors = [null];
   let page = 0;
@@ -59,7 +59,7 @@ export async function rulesList(main) {
   for (const select of [state, runtime, lastOutcome]) select.addEventListener("change", restart);
   fill(main,
     h("div", { class: "title-row" }, h("h1", {}, "Rules"), h("a", { href: "#/rules/new", class: "button needs-editor" }, "New rule")),
-    h("div", { class: "filters" }, field("Search rules", search), field("Labels", labels), field("Show", state), field("Runtime", runtime), field("Last outcome", lastOutcome)),
+    h("div", { class: "filters" }, field("Search rules", search), field("Filter by labels", labels), field("Show", state), field("Runtime", runtime), field("Last outcome", lastOutcome)),
     bulkActions(filters, restart),
     body);
   await load();
@@ -73,8 +73,8 @@ function table(rules) {
     h("thead", {}, h("tr", {}, ["Name", "Schedule", "Next run", "Last outcome", "State"].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, rules.map((r) => h("tr", { class: r.enabled ? "" : "paused" },
       h("td", {}, h("a", { href: `#/rules/${r.id}` }, r.name), r.description ? h("div", { class: "muted small" }, r.description) : null, labelChips(r.labels)),
-      h("td", {}, r.schedule_text || r.schedule),
-      h("td", {}, r.next_run_at ? [when(r.next_run_at, r.timezone), h("div", { class: "muted small" }, relative(r.next_run_at))] : "—"),
-      h("td", {}, outcomeBadge(r.last_outcome)),
-      h("td", {}, r.enabled ? "Active" : h("span", { class: "badge skip" }, "Paused"))))));
+      h("td", { "data-label": "Schedule" }, r.schedule_text || r.schedule),
+      h("td", { "data-label": "Next run" }, r.next_run_at ? [when(r.next_run_at, r.timezone), h("div", { class: "muted small" }, relative(r.next_run_at))] : "—"),
+      h("td", { "data-label": "Last outcome" }, outcomeBadge(r.last_outcome)),
+      h("td", { "data-label": "State" }, r.enabled ? "Active" : h("span", { class: "badge skip" }, "Paused"))))));
 }
