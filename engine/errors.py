@@ -26,6 +26,16 @@ class RunNotFound(EngineError):
     """No such run for this tenant: check the run id."""
 
 
+class RuleIdTaken(EngineError):
+    """A rule id the client chose is in use; rule ids are one namespace for the installation."""
+
+    def __init__(self, rule_id: str) -> None:
+        super().__init__(
+            f"rule id {rule_id!r} is taken: rule ids are unique across the installation and stay "
+            "with deleted rules; choose another id (prefix your ids with a name of your own)"
+        )
+
+
 class StaleVersion(EngineError):
     """The rule was changed since you read it: fetch it again and reapply your change."""
 

@@ -30,18 +30,23 @@ from cadenza_client.errors import (
 )
 from cadenza_client.models.base import Page
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
+
+# Labels, filters and bulk operations (issue 22).
 from cadenza_client.models.enums import (
     ActionStatus,
+    BulkOperation,
     DstGap,
     DstRepeat,
     MisfirePolicy,
     Outcome,
     OverlapPolicy,
     Role,
+    RuleState,
     Runtime,
     TenantStatus,
 )
 from cadenza_client.models.rules import (
+    BulkResult,
     ChangePreview,
     NewRule,
     Preview,
@@ -72,6 +77,8 @@ __all__ = [
     "ApiKey",
     "ApiProblem",
     "AsyncClient",
+    "BulkOperation",
+    "BulkResult",
     "CadenzaError",
     "Capability",
     "CapabilityGrant",
@@ -110,6 +117,7 @@ __all__ = [
     "Role",
     "Rule",
     "RuleChanges",
+    "RuleState",
     "RuleStats",
     "Run",
     "RunSummary",

@@ -56,6 +56,8 @@ rules = Table(
     # The version of the last change to what the rule is (not a pause or a resume): an If-Match
     # naming a version from then on is still current (`engine.service.rule_etags`).
     Column("edited_version", Integer, nullable=False, server_default="1"),
+    # The rule's labels, {key: value}; selected with `engine.store.rule_filters`.
+    Column("labels", JSON, nullable=False, server_default="{}"),
 )
 Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
 

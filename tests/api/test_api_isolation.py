@@ -15,7 +15,12 @@ import httpx
 import pytest
 
 SCRIPT = "def main(ctx):\n    ctx.emit('reminder', {'n': 1})\n"
-RULE = {"name": "b-rule", "schedule": "FREQ=DAILY;BYHOUR=9", "code": SCRIPT}
+RULE = {
+    "name": "b-rule",
+    "schedule": "FREQ=DAILY;BYHOUR=9",
+    "code": SCRIPT,
+    "labels": {"team": "b"},
+}
 FUTURE = "2099-01-01T09:00:00+00:00"
 
 
@@ -67,6 +72,9 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
         ("GET", f"/v1/kv/{owned.kv_key}", None),
         ("DELETE", f"/v1/kv/{owned.kv_key}", None),
         ("DELETE", f"/v1/keys/{owned.key_id}", None),
+        # Labels, client-chosen ids and bulk operations (issue 22).
+        ("PUT", f"/v1/rules/{rule}", RULE | {"name": "stolen"}),
+        ("PUT", f"/v1/rules/{rule}", RULE | {"labels": {"stolen": "yes"}}),
     ]
 
 
@@ -109,6 +117,9 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         ("/v1/events", {}),
         ("/v1/kv", {}),
         ("/v1/keys", {}),
+        ("/v1/rules", {"label": "team=b"}),
+        ("/v1/rules", {"state": "active", "runtime": "python"}),
+        ("/v1/runs", {"rule_label": "team"}),
     ]:
         answer = a.admin.get(path, params=params)
         assert answer.status_code == 200, (path, answer.text)
@@ -118,6 +129,18 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         assert owned.action["id"] not in ids or path not in ("/v1/actions",)
     assert [i["key"] for i in a.viewer.get("/v1/kv").json()["items"]] == ["a-item"]
     assert a.viewer.get("/v1/actions").json()["items"] == []
+
+
+def test_bulk_operations_by_another_tenants_labels_change_nothing_of_theirs(two_tenants) -> None:
+    a, b, owned = two_tenants
+    for operation in ("pause", "delete"):
+        for dry_run in (True, False):
+            body = {"operation": operation, "dry_run": dry_run}
+            answer = a.admin.post("/v1/rules/bulk", params={"label": "team=b"}, json=body)
+            assert answer.status_code == 200, answer.text
+            assert (answer.json()["count"], answer.json()["ids"]) == (0, [])
+    rule = b.viewer.get(f"/v1/rules/{owned.rule['id']}").json()
+    assert rule["enabled"] is True and rule["version"] == owned.rule["version"]
 
 
 def test_kv_put_with_the_same_key_writes_only_the_callers_data(two_tenants) -> None:

@@ -62,6 +62,8 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RunCallPublic": cadenza_client.models.runs.RunCall,
     "CapabilityPublic": cadenza_client.Capability,
     "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
+    # Labels, filters and bulk operations (issue 22).
+    "BulkResultPublic": cadenza_client.BulkResult,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -78,6 +80,8 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
     "TenantSettings": ("tenant", "update"),
+    # Labels, filters and bulk operations (issue 22).
+    "BulkRequest": ("rules", "bulk"),
 }
 #: A method's parameter for a body field of another name.
 RENAMED = {"rule_id": "rule"}
@@ -93,6 +97,9 @@ ENUMS: dict[str, type[StrEnum]] = {
     "OutcomeStatus": enums.Outcome,
     "Role": enums.Role,
     "TenantStatus": enums.TenantStatus,
+    # Labels, filters and bulk operations (issue 22).
+    "RuleState": enums.RuleState,
+    "BulkOperation": enums.BulkOperation,
 }
 
 

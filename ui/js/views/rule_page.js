@@ -5,6 +5,7 @@ import { field, fill, fillWhenChanged, h, problemBox, toast } from "../dom.js";
 import { relative, tone, when } from "../format.js";
 import { navigate, whileHere } from "../router.js";
 import { bucket, runsChart } from "../chart.js";
+import { labelChips } from "../labels.js";
 import { outcomeBadge } from "./rules_list.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
 import { backfillForm } from "./backfill.js";
@@ -71,7 +72,8 @@ export async function rulePage(main, ruleId) {
         h("dt", {}, "Next run"), h("dd", {}, rule.next_run_at ? `${when(rule.next_run_at, rule.timezone)} (${relative(rule.next_run_at)})` : "—"),
         h("dt", {}, "State"), h("dd", {}, rule.enabled ? "Active" : h("span", { class: "badge skip" }, "Paused")),
         h("dt", {}, "Last outcome"), h("dd", {}, outcomeBadge(rule.last_outcome)),
-        h("dt", {}, "Runtime"), h("dd", {}, `${rule.runtime}, timeout ${rule.timeout_ms} ms, memory ${rule.memory_mb} MB, version ${rule.version}`)));
+        h("dt", {}, "Runtime"), h("dd", {}, `${rule.runtime}, timeout ${rule.timeout_ms} ms, memory ${rule.memory_mb} MB, version ${rule.version}`),
+        h("dt", {}, "Labels"), h("dd", {}, labelChips(rule.labels) || "none")));
   }
 
   async function refresh() {
