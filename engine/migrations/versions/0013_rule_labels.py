@@ -5,7 +5,7 @@ with it (one row, one version), and the selector compiles to a JSON lookup on bo
 PostgreSQL (docs/decisions.md).
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-26
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
