@@ -28,6 +28,7 @@ from cadenza_client.errors import (
     UnexpectedAnswer,
     ValidationFailed,
 )
+from cadenza_client.models.audit import AuditEntry
 from cadenza_client.models.base import Page
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
 from cadenza_client.models.enums import (
@@ -72,6 +73,7 @@ __all__ = [
     "ApiKey",
     "ApiProblem",
     "AsyncClient",
+    "AuditEntry",
     "CadenzaError",
     "Capability",
     "CapabilityGrant",

@@ -109,6 +109,10 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         ("/v1/events", {}),
         ("/v1/kv", {}),
         ("/v1/keys", {}),
+        # issue 22, history: the audit log, unfiltered and aimed at B's objects and key
+        ("/v1/audit", {}),
+        ("/v1/audit", {"object_kind": "rule", "object_id": owned.rule["id"]}),
+        ("/v1/audit", {"actor": owned.key_id}),
     ]:
         answer = a.admin.get(path, params=params)
         assert answer.status_code == 200, (path, answer.text)
@@ -156,6 +160,7 @@ ADMIN_ONLY = [
     ("PUT", "/v1/webhook", {"url": "https://example.com/hook"}),
     ("POST", "/v1/webhook/secret", None),
     ("PATCH", "/v1/tenant", {"default_timezone": "Asia/Tokyo"}),
+    ("GET", "/v1/audit", None),
 ]
 
 
@@ -196,6 +201,7 @@ def test_tenant_key_cannot_use_operator_routes(new_tenant, problem) -> None:
     for method, path in [
         ("GET", "/v1/admin/tenants"),
         ("POST", f"/v1/admin/tenants/{t.id}/suspend"),
+        ("GET", f"/v1/admin/tenants/{t.id}/audit"),
     ]:
         problem(t.admin.request(method, path), 401, "unauthorized")
     assert t.viewer.get("/v1/tenant").json()["status"] == "active"

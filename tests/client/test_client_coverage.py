@@ -62,6 +62,8 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RunCallPublic": cadenza_client.models.runs.RunCall,
     "CapabilityPublic": cadenza_client.Capability,
     "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
+    # issue 22, history
+    "AuditEntryPublic": cadenza_client.AuditEntry,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {

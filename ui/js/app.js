@@ -3,6 +3,7 @@ import * as api from "./api.js";
 import { fill, h, toast } from "./dom.js";
 import { navigate, render, route, setGuard, start } from "./router.js";
 import * as session from "./session.js";
+import { auditView } from "./views/audit.js";
 import { dataView } from "./views/data.js";
 import { eventsView } from "./views/events.js";
 import { ruleEditor } from "./views/rule_editor.js";
@@ -23,6 +24,7 @@ route("/data", dataView);
 route("/events", eventsView);
 route("/settings", settingsView);
 route("/tenants", tenantsView);
+route("/audit", auditView);
 
 setGuard((path) => {
   const s = session.current();
