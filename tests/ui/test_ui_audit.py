@@ -42,4 +42,5 @@ def test_changes_made_in_the_ui_are_in_the_audit_log_filtered_by_object(
     assert page.evaluate("document.documentElement.scrollWidth") <= WIDTHS[width]["width"]
     page.get_by_label("Object id").fill("")
     page.get_by_role("button", name="Filter").click()
+    expect(entries).to_have_count(3)  # the tenant's creation by the operator, then both items
     shoot(page, f"audit-{width}", full_page=True)

@@ -11,8 +11,8 @@ const instant = (value) => (value ? new Date(value).toISOString() : null);
 
 export async function auditView(main) {
   const kind = h("select", { name: "object_kind" }, KINDS.map((k) => h("option", { value: k }, k || "any object")));
-  const objectId = h("input", { name: "object_id", placeholder: "r_…, a data key, a secret name", maxlength: 300 });
-  const actor = h("input", { name: "actor", placeholder: "k_… or operator", maxlength: 40 });
+  const objectId = h("input", { type: "text", name: "object_id", placeholder: "r_…, a data key, a secret name", maxlength: 300 });
+  const actor = h("input", { type: "text", name: "actor", placeholder: "k_… or operator", maxlength: 40 });
   const since = h("input", { name: "since", type: "datetime-local" });
   const until = h("input", { name: "until", type: "datetime-local" });
   const list = h("ol", { class: "feed audit" });
