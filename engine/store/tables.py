@@ -177,3 +177,15 @@ engine_nodes = Table(
     Column("host", String(255)),
     Column("incarnation", String(100)),
 )
+
+# Every version of a rule as it was saved (create, edit, pause, resume, rollback): its full
+# definition, to read, compare and roll back to (`engine.store.rule_versions`).
+rule_versions = Table(
+    "rule_versions",
+    metadata,
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("tenant_id", String(40), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)

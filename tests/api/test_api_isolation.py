@@ -60,6 +60,11 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
         ("GET", f"/v1/rules/{rule}/timeline", None),
         ("GET", f"/v1/rules/{rule}/stats", None),
         ("POST", f"/v1/rules/{rule}/preview", {"schedule": "FREQ=HOURLY"}),
+        # issue 22, history: versions, diff, rollback
+        ("GET", f"/v1/rules/{rule}/versions", None),
+        ("GET", f"/v1/rules/{rule}/versions/1", None),
+        ("GET", f"/v1/rules/{rule}/versions/1/diff", None),
+        ("POST", f"/v1/rules/{rule}/rollback", {"version": 1}),
         ("POST", "/v1/actions", {"run_at": FUTURE, "rule_id": rule}),
         ("GET", f"/v1/actions/{action}", None),
         ("POST", f"/v1/actions/{action}/cancel", None),
@@ -150,6 +155,7 @@ def _writes(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]]:
         ("POST", f"/v1/actions/{action}/cancel", None),
         ("PUT", "/v1/kv/new", {"value": 1}),
         ("DELETE", f"/v1/kv/{owned.kv_key}", None),
+        ("POST", f"/v1/rules/{rule}/rollback", {"version": 1}),
         ("DELETE", f"/v1/rules/{rule}", None),
     ]
 

@@ -41,9 +41,22 @@ def upgrade() -> None:
         "audit_log",
         ["tenant_id", "object_kind", "object_id"],
     )
+    op.create_table(
+        "rule_versions",
+        sa.Column("rule_id", sa.String(length=40), nullable=False),
+        sa.Column("version", sa.Integer(), nullable=False),
+        sa.Column("tenant_id", sa.String(length=40), nullable=False),
+        sa.Column("spec", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["rule_id"], ["rules.id"], name="fk_rule_versions_rule_id_rules", ondelete="CASCADE"
+        ),
+        sa.PrimaryKeyConstraint("rule_id", "version", name="pk_rule_versions"),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("rule_versions")
     op.drop_index("ix_audit_log_tenant_id_object_kind_object_id", table_name="audit_log")
     op.drop_index("ix_audit_log_tenant_id_id", table_name="audit_log")
     op.drop_table("audit_log")
