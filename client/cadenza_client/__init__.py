@@ -42,6 +42,7 @@ from cadenza_client.models.enums import (
     Runtime,
     TenantStatus,
 )
+from cadenza_client.models.history import FieldChange, RuleDefinition, RuleDiff, RuleVersion
 from cadenza_client.models.rules import (
     ChangePreview,
     NewRule,
@@ -84,6 +85,7 @@ __all__ = [
     "DstRepeat",
     "Event",
     "EventFeed",
+    "FieldChange",
     "FieldError",
     "Forbidden",
     "InvalidCursor",
@@ -112,7 +114,10 @@ __all__ = [
     "Role",
     "Rule",
     "RuleChanges",
+    "RuleDefinition",
+    "RuleDiff",
     "RuleStats",
+    "RuleVersion",
     "Run",
     "RunSummary",
     "Runtime",

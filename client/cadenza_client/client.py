@@ -20,6 +20,7 @@ import httpx
 from cadenza_client.endpoint import S
 from cadenza_client.resources.audit import Audit, TenantAudit
 from cadenza_client.resources.capabilities import Capabilities, Grants
+from cadenza_client.resources.history import RuleHistory
 from cadenza_client.resources.queue import Actions, Events, Runs
 from cadenza_client.resources.rules import Rules, Schedules
 from cadenza_client.resources.server import Server
@@ -72,6 +73,7 @@ class Api(ABC, Generic[S]):
         self.server: Server[S] = Server(session)
         self.audit: Audit[S] = Audit(session)
         self.tenant_audit: TenantAudit[S] = TenantAudit(session)
+        self.rule_history: RuleHistory[S] = RuleHistory(session)
 
     @staticmethod
     @abstractmethod
