@@ -4,6 +4,7 @@ import { fill, h, toast } from "./dom.js";
 import { navigate, render, route, setGuard, start } from "./router.js";
 import * as session from "./session.js";
 import { auditView } from "./views/audit.js";
+import { ruleHistory } from "./views/rule_history.js";
 import { dataView } from "./views/data.js";
 import { eventsView } from "./views/events.js";
 import { ruleEditor } from "./views/rule_editor.js";
@@ -25,6 +26,7 @@ route("/events", eventsView);
 route("/settings", settingsView);
 route("/tenants", tenantsView);
 route("/audit", auditView);
+route("/rules/:id/history", ruleHistory);
 
 setGuard((path) => {
   const s = session.current();
