@@ -26,8 +26,8 @@ OPERATOR = "operator"
 
 
 @dataclass(frozen=True)
-class AuditDraft:
-    """A change about to commit: everything of its row but the id and the chained digest."""
+class AuditFacts:
+    """What a row says about a change: who, through which route, on which object, when."""
 
     tenant_id: str
     at: datetime
@@ -38,26 +38,23 @@ class AuditDraft:
     object_kind: str
     object_id: str
     request_id: str
+
+
+@dataclass(frozen=True)
+class AuditDraft(AuditFacts):
+    """A change about to commit: its facts and what it wrote, before its digests are chained."""
+
     written: tuple[tuple[str, str, Any], ...]
     """(table, statement kind, parameters) of each statement the change ran, in order."""
 
 
 @dataclass(frozen=True)
-class AuditEntry:
+class AuditEntry(AuditFacts):
     """One row of the log, as the API shows it."""
 
     id: int
-    tenant_id: str
-    at: datetime
-    actor: str
-    actor_prefix: str | None
-    method: str
-    route: str
-    object_kind: str
-    object_id: str
     before_digest: str | None
     after_digest: str
-    request_id: str
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from cadenza_client.errors import (
     UnexpectedAnswer,
     ValidationFailed,
 )
-from cadenza_client.models.audit import AuditEntry
+from cadenza_client.models.audit import AuditEntry, AuditFilter
 from cadenza_client.models.base import Page
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
 from cadenza_client.models.enums import (
@@ -75,6 +75,7 @@ __all__ = [
     "ApiProblem",
     "AsyncClient",
     "AuditEntry",
+    "AuditFilter",
     "CadenzaError",
     "Capability",
     "CapabilityGrant",

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from cadenza_client.models.base import Record
+from pydantic import AwareDatetime, Field
+
+from cadenza_client.models.base import Input, Record
 
 
 class AuditEntry(Record):
@@ -22,3 +24,13 @@ class AuditEntry(Record):
     before_digest: str | None
     after_digest: str
     request_id: str
+
+
+class AuditFilter(Input):
+    """Which rows of the log to read; only the fields given filter."""
+
+    object_kind: str | None = None
+    object_id: str | None = None
+    actor: str | None = Field(None, description="A key id (`k_…`) or `operator`.")
+    since: AwareDatetime | None = None
+    until: AwareDatetime | None = None

@@ -3,13 +3,18 @@ operator. Read-only, as the log is."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from typing import Any
 
 from cadenza_client.call import Call, Route, reading
 from cadenza_client.endpoint import Resource, S, listing, operation
-from cadenza_client.models.audit import AuditEntry
+from cadenza_client.models.audit import AuditEntry, AuditFilter
 from cadenza_client.models.base import Page
 from cadenza_client.models.tenants import Tenant
+
+
+def _query(filters: AuditFilter | None, limit: int | None, cursor: str | None) -> dict[str, Any]:
+    given = {} if filters is None else filters.model_dump(exclude_none=True)
+    return {**given, "limit": limit, "cursor": cursor}
 
 
 class Audit(Resource[S]):
@@ -18,25 +23,13 @@ class Audit(Resource[S]):
     @operation("GET", "/v1/audit")
     def page(
         route: Route,
+        filters: AuditFilter | None = None,
         *,
-        object_kind: str | None = None,
-        object_id: str | None = None,
-        actor: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Call[Page[AuditEntry]]:
         """One page of rows, optionally only one object's, one actor's or a time window's."""
-        query = {
-            "object_kind": object_kind,
-            "object_id": object_id,
-            "actor": actor,
-            "since": since,
-            "until": until,
-            "limit": limit,
-            "cursor": cursor,
-        }
+        query = _query(filters, limit, cursor)
         return route.call(reading(Page[AuditEntry]), query=query, paged_by="cursor")
 
     list = listing(page)
@@ -49,27 +42,14 @@ class TenantAudit(Resource[S]):
     def page(
         route: Route,
         tenant: Tenant | str,
+        filters: AuditFilter | None = None,
         *,
-        object_kind: str | None = None,
-        object_id: str | None = None,
-        actor: str | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Call[Page[AuditEntry]]:
         """One page of the tenant's rows, filtered as `Audit.page`."""
-        query = {
-            "object_kind": object_kind,
-            "object_id": object_id,
-            "actor": actor,
-            "since": since,
-            "until": until,
-            "limit": limit,
-            "cursor": cursor,
-        }
-        tenant_id = tenant if isinstance(tenant, str) else tenant.id
-        path = {"tenant_id": tenant_id}
+        path = {"tenant_id": tenant if isinstance(tenant, str) else tenant.id}
+        query = _query(filters, limit, cursor)
         return route.call(reading(Page[AuditEntry]), path=path, query=query, paged_by="cursor")
 
     list = listing(page)
