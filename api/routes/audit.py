@@ -20,6 +20,7 @@ from tenants.registry import get_tenant
 router = APIRouter(tags=["audit"])
 
 KIND_PATTERN = r"^[a-z][a-z-]{0,31}$"
+ACTOR_PATTERN = r"^(operator|k_[0-9a-z]{1,37})$"
 
 
 def audit_filter(
@@ -28,7 +29,8 @@ def audit_filter(
     ] = None,
     object_id: Annotated[str | None, Query(max_length=300, description="e.g. `r_…`.")] = None,
     actor: Annotated[
-        str | None, Query(max_length=40, description="A key id (`k_…`) or `operator`.")
+        str | None,
+        Query(max_length=40, pattern=ACTOR_PATTERN, description="A key id (`k_…`) or `operator`."),
     ] = None,
     since: Annotated[Instant | None, Query(description="Changes at or after this instant.")] = None,
     until: Annotated[Instant | None, Query(description="Changes before this instant.")] = None,
