@@ -18,6 +18,10 @@ class RuleNotFound(EngineError):
     """No such rule for this tenant: check the rule id (GET /v1/rules lists them)."""
 
 
+class RuleVersionNotFound(EngineError):
+    """No such version of this rule: GET /v1/rules/{rule_id}/versions lists the versions kept."""
+
+
 class ActionNotFound(EngineError):
     """No such action for this tenant: check the action id."""
 

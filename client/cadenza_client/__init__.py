@@ -28,6 +28,7 @@ from cadenza_client.errors import (
     UnexpectedAnswer,
     ValidationFailed,
 )
+from cadenza_client.models.audit import AuditEntry, AuditFilter
 from cadenza_client.models.base import Page
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
 
@@ -45,6 +46,7 @@ from cadenza_client.models.enums import (
     Runtime,
     TenantStatus,
 )
+from cadenza_client.models.history import FieldChange, RuleDefinition, RuleDiff, RuleVersion
 from cadenza_client.models.rules import (
     BulkResult,
     ChangePreview,
@@ -77,6 +79,8 @@ __all__ = [
     "ApiKey",
     "ApiProblem",
     "AsyncClient",
+    "AuditEntry",
+    "AuditFilter",
     "BulkOperation",
     "BulkResult",
     "CadenzaError",
@@ -89,6 +93,7 @@ __all__ = [
     "DstRepeat",
     "Event",
     "EventFeed",
+    "FieldChange",
     "FieldError",
     "Forbidden",
     "InvalidCursor",
@@ -117,8 +122,11 @@ __all__ = [
     "Role",
     "Rule",
     "RuleChanges",
+    "RuleDefinition",
+    "RuleDiff",
     "RuleState",
     "RuleStats",
+    "RuleVersion",
     "Run",
     "RunSummary",
     "Runtime",

@@ -38,10 +38,12 @@ from engine.service import (
     one_offs,
     reads,
     rule_deletes,
+    rule_history,
     rule_puts,
     rule_writes,
 )
 from engine.service.bulk import BulkOperation, BulkResult
+from engine.store.rule_versions import RuleVersion
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 
@@ -118,6 +120,21 @@ class EngineService:
         expected_version: int | None = None,
     ) -> Rule:
         await rule_writes.change(self._deps, tenant_id, rule_id, dict(changes), expected_version)
+        return await self.get_rule(tenant_id, rule_id)
+
+    async def rule_versions(
+        self, tenant_id: str, rule_id: str, after: int | None = None, limit: int = 50
+    ) -> list[RuleVersion]:
+        return await rule_history.versions(self._deps, tenant_id, rule_id, after, limit)
+
+    async def rule_version(self, tenant_id: str, rule_id: str, number: int) -> RuleVersion:
+        return await rule_history.version(self._deps, tenant_id, rule_id, number)
+
+    async def rollback_rule(
+        self, tenant_id: str, rule_id: str, number: int, expected_version: int | None = None
+    ) -> Rule:
+        """A new version equal to version `number`, re-planned like an edit."""
+        await rule_history.rollback(self._deps, tenant_id, rule_id, number, expected_version)
         return await self.get_rule(tenant_id, rule_id)
 
     async def delete_rule(

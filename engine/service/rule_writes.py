@@ -1,5 +1,8 @@
 """Creating and changing rules: validate, write in one transaction, re-plan the pending action.
 
+Each saved version's full definition is appended to the rule's history (`rule_versions`) in
+the same transaction, so the history never lacks a version the rule had.
+
 Every change bumps the rule's version (an If-Match stays current across a pause or a resume:
 `engine.service.rule_etags`) and finishes its pending actions of the old version in
 the same transaction (cancelled, or skipped with reason `paused`), so old code never runs again.
@@ -46,6 +49,7 @@ from engine.recurrence import Schedule
 from engine.service import rule_etags
 from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
+from engine.store import rule_versions as version_store
 from engine.store import rules as rule_store
 from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
@@ -111,6 +115,7 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec, rule_id: str | None
         if rule_id is not None and await rule_store.is_id_taken(conn, rule_id):
             raise RuleIdTaken(rule_id)
         rule = await rule_store.insert_rule(conn, spec, tenant_id, rule_id or new_id("r"), now)
+        await version_store.record(conn, tenant_id, rule.id, rule.version, spec, now)
         plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
         await action_store.insert_planned(conn, plans, now)
         row = await load(conn, tenant_id, rule.id)
@@ -213,6 +218,7 @@ async def write_prepared(
     tenant_id, rule_id, now = row["tenant_id"], row["id"], change.now
     if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], change.values):
         return False
+    await version_store.record(conn, tenant_id, rule_id, row["version"] + 1, change.spec, now)
     reason = change.reason
     status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
     finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)

@@ -189,3 +189,16 @@ capability_call_minutes = Table(
     Column("epoch_minute", Integer, primary_key=True, autoincrement=False),
     Column("calls", Integer, nullable=False),
 )
+
+
+# Every version of a rule as it was saved (create, edit, pause, resume, rollback): its full
+# definition, to read, compare and roll back to (`engine.store.rule_versions`).
+rule_versions = Table(
+    "rule_versions",
+    metadata,
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("tenant_id", String(40), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+)

@@ -65,6 +65,11 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
         ("GET", f"/v1/rules/{rule}/timeline", None),
         ("GET", f"/v1/rules/{rule}/stats", None),
         ("POST", f"/v1/rules/{rule}/preview", {"schedule": "FREQ=HOURLY"}),
+        # issue 22, history: versions, diff, rollback
+        ("GET", f"/v1/rules/{rule}/versions", None),
+        ("GET", f"/v1/rules/{rule}/versions/1", None),
+        ("GET", f"/v1/rules/{rule}/versions/1/diff", None),
+        ("POST", f"/v1/rules/{rule}/rollback", {"version": 1}),
         ("POST", "/v1/actions", {"run_at": FUTURE, "rule_id": rule}),
         ("GET", f"/v1/actions/{action}", None),
         ("POST", f"/v1/actions/{action}/cancel", None),
@@ -120,6 +125,10 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         ("/v1/rules", {"label": "team=b"}),
         ("/v1/rules", {"state": "active", "runtime": "python"}),
         ("/v1/runs", {"rule_label": "team"}),
+        # issue 22, history: the audit log, unfiltered and aimed at B's objects and key
+        ("/v1/audit", {}),
+        ("/v1/audit", {"object_kind": "rule", "object_id": owned.rule["id"]}),
+        ("/v1/audit", {"actor": owned.key_id}),
     ]:
         answer = a.admin.get(path, params=params)
         assert answer.status_code == 200, (path, answer.text)
@@ -169,6 +178,7 @@ def _writes(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]]:
         ("POST", f"/v1/actions/{action}/cancel", None),
         ("PUT", "/v1/kv/new", {"value": 1}),
         ("DELETE", f"/v1/kv/{owned.kv_key}", None),
+        ("POST", f"/v1/rules/{rule}/rollback", {"version": 1}),
         ("DELETE", f"/v1/rules/{rule}", None),
     ]
 
@@ -179,6 +189,7 @@ ADMIN_ONLY = [
     ("PUT", "/v1/webhook", {"url": "https://example.com/hook"}),
     ("POST", "/v1/webhook/secret", None),
     ("PATCH", "/v1/tenant", {"default_timezone": "Asia/Tokyo"}),
+    ("GET", "/v1/audit", None),
 ]
 
 
@@ -219,6 +230,7 @@ def test_tenant_key_cannot_use_operator_routes(new_tenant, problem) -> None:
     for method, path in [
         ("GET", "/v1/admin/tenants"),
         ("POST", f"/v1/admin/tenants/{t.id}/suspend"),
+        ("GET", f"/v1/admin/tenants/{t.id}/audit"),
     ]:
         problem(t.admin.request(method, path), 401, "unauthorized")
     assert t.viewer.get("/v1/tenant").json()["status"] == "active"

@@ -64,6 +64,12 @@ RECORDS: dict[str, type[BaseModel]] = {
     "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
     # Labels, filters and bulk operations (issue 22).
     "BulkResultPublic": cadenza_client.BulkResult,
+    # issue 22, history
+    "AuditEntryPublic": cadenza_client.AuditEntry,
+    "RuleVersionPublic": cadenza_client.RuleVersion,
+    "RuleDefinition": cadenza_client.RuleDefinition,
+    "FieldChangePublic": cadenza_client.FieldChange,
+    "RuleDiff": cadenza_client.RuleDiff,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -82,9 +88,10 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "TenantSettings": ("tenant", "update"),
     # Labels, filters and bulk operations (issue 22).
     "BulkRequest": ("rules", "bulk"),
+    "RollbackRequest": ("rule_history", "rollback"),
 }
 #: A method's parameter for a body field of another name.
-RENAMED = {"rule_id": "rule"}
+RENAMED = {"rule_id": "rule", "version": "to_version"}  # rollback: `version=` is If-Match
 #: Schemas the client reads in another shape: pages through `Page[...]`, errors as exceptions.
 OTHER_SHAPES = {"Problem", "FieldError"}
 ENUMS: dict[str, type[StrEnum]] = {
