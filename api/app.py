@@ -19,6 +19,7 @@ from api.ratelimit import RateLimiter
 from api.routes import (
     actions,
     admin,
+    calendars,
     capabilities,
     capability_grants,
     data,
@@ -88,6 +89,7 @@ def create_app(
         secrets,
         http_allowlist,
         capabilities,
+        calendars,
     )
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)

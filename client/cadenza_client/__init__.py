@@ -29,6 +29,7 @@ from cadenza_client.errors import (
     ValidationFailed,
 )
 from cadenza_client.models.base import Page
+from cadenza_client.models.calendars import Calendar
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
 from cadenza_client.models.enums import (
     ActionStatus,
@@ -73,6 +74,7 @@ __all__ = [
     "ApiProblem",
     "AsyncClient",
     "CadenzaError",
+    "Calendar",
     "Capability",
     "CapabilityGrant",
     "ChangePreview",

@@ -18,6 +18,7 @@ from typing import Any, Generic
 import httpx
 
 from cadenza_client.endpoint import S
+from cadenza_client.resources.calendars import Calendars
 from cadenza_client.resources.capabilities import Capabilities, Grants
 from cadenza_client.resources.queue import Actions, Events, Runs
 from cadenza_client.resources.rules import Rules, Schedules
@@ -69,6 +70,7 @@ class Api(ABC, Generic[S]):
         self.tenants: Tenants[S] = Tenants(session)
         self.capability_grants: Grants[S] = Grants(session)
         self.server: Server[S] = Server(session)
+        self.calendars: Calendars[S] = Calendars(session)
 
     @staticmethod
     @abstractmethod

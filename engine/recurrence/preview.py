@@ -11,6 +11,7 @@ from itertools import islice
 from typing import Any
 
 from engine.recurrence import wording as w
+from engine.recurrence.calendars import Skipped, skipped_between
 from engine.recurrence.errors import ScheduleError
 from engine.recurrence.gaps import merged_walls, skipped_walls
 from engine.recurrence.schedule import Schedule
@@ -42,6 +43,7 @@ class Preview:
     ends_by: str | None
     warnings: list[str] = field(default_factory=list)
     notes: list[PreviewOccurrence] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
 
 
 def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
@@ -63,6 +65,8 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
             )
             for m in merged_walls(schedule, after, found[-1].at)
         ]
+    elif schedule.calendars.items:
+        warnings.append(w.WARN_CALENDARS_EXCLUDE_ALL)
     ends_by = source.ends_by
     warnings += _horizon_warnings(source, ends_by)
     drift = getattr(source, "drift", None)
@@ -77,6 +81,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
         ends_by=str(ends_by) if ends_by else None,
         warnings=list(dict.fromkeys(warnings)),
         notes=notes,
+        skipped=_calendar_skips(schedule, after, found),
     )
 
 
@@ -91,7 +96,25 @@ def preview_json(p: Preview) -> dict[str, Any]:
         "ends_by": p.ends_by,
         "warnings": p.warnings,
         "notes": [{"at": n.at.isoformat(), "note": n.note} for n in p.notes if n.note],
+        "skipped": [
+            {"at": s.at.isoformat(), "calendar": s.calendar, "note": skip_note(s.calendar)}
+            for s in p.skipped
+        ],
     }
+
+
+def skip_note(calendar: str) -> str:
+    """How the preview and the timeline name an occurrence a calendar removed."""
+    return w.NOTE_CALENDAR_SKIP.format(calendar=calendar)
+
+
+def _calendar_skips(schedule: Schedule, after: datetime, found: list[Occurrence]) -> list[Skipped]:
+    """The occurrences the calendars removed up to the last listed one (or the first ones
+    when they removed every one)."""
+    if not schedule.calendars.items:
+        return []
+    until = found[-1].at if found else datetime.max.replace(tzinfo=after.tzinfo)
+    return skipped_between(schedule.unfiltered_after, schedule.calendars, after, until, MAX_PREVIEW)
 
 
 def _horizon_warnings(source: Any, ends_by: EndsBy | None) -> list[str]:

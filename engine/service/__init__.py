@@ -29,7 +29,17 @@ from engine.domain.records import (
 from engine.loop.supervisor import Supervisor
 from engine.runs import trial
 from engine.runs.trial import TrialResult
-from engine.service import action_writes, insights, one_offs, reads, rule_writes
+from engine.service import (
+    action_writes,
+    calendar_reads,
+    calendar_writes,
+    insights,
+    one_offs,
+    reads,
+    rule_writes,
+)
+from engine.service.calendar_reads import CalendarRecord
+from engine.service.calendar_writes import CalendarInput
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 
@@ -157,6 +167,22 @@ class EngineService:
     async def retry_action(self, tenant_id: str, action_id: int) -> Action:
         new_id = await action_writes.retry(self._deps, tenant_id, action_id)
         return await self.get_action(tenant_id, new_id)
+
+    async def put_calendar(
+        self, tenant_id: str, given: CalendarInput
+    ) -> tuple[CalendarRecord, bool]:
+        return await calendar_writes.put_calendar(self._deps, tenant_id, given)
+
+    async def delete_calendar(self, tenant_id: str, name: str) -> None:
+        await calendar_writes.delete_calendar(self._deps, tenant_id, name)
+
+    async def get_calendar(self, tenant_id: str, name: str) -> CalendarRecord:
+        return await calendar_reads.get_calendar(self._deps, tenant_id, name)
+
+    async def list_calendars(
+        self, tenant_id: str, cursor: str | None, limit: int
+    ) -> Page[CalendarRecord]:
+        return await calendar_reads.list_calendars(self._deps, tenant_id, cursor, limit)
 
     async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
         profile = await self._deps.profile(tenant_id)

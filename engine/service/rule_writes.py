@@ -42,10 +42,13 @@ from engine.errors import (
 )
 from engine.ops import metrics, tracing
 from engine.recurrence import Schedule
+from engine.recurrence.calendars import Calendar
 from engine.service import rule_etags
+from engine.service.calendar_reads import resolve
 from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
+from engine.store.calendar_codec import rule_copy
 from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from tenants.ids import new_id
@@ -67,6 +70,7 @@ class Checked:
 
     schedule: Schedule
     first_at: datetime
+    calendars: tuple[Calendar, ...]
 
 
 async def validate(
@@ -81,17 +85,22 @@ async def validate(
     """Check everything about `spec` against the tenant's `profile`, as of `now`."""
     check_fields(spec)
     check_quotas(spec, profile.quotas)
+    async with deps.db.connect() as conn:
+        calendars = await resolve(conn, profile.tenant_id, spec.calendars)
     schedule = parse_rule_schedule(spec, created_at, deps.schedule_limits(profile))
-    first_at = next_occurrence(schedule, spec, now)
+    first_at = next_occurrence(schedule.with_calendars(calendars), spec, now)
     if first_at is None:
+        field = "calendars" if calendars and next_occurrence(schedule, spec, now) else "schedule"
         raise InvalidRuleSchedule(
-            "schedule",
-            "has no occurrence after now within the rule's start/end window",
-            hint="choose a schedule that occurs in the future, or move end_at",
+            field,
+            f"has no occurrence after now within the rule's start/end window and before its "
+            f"horizon ({deps.config.horizon_years} years)",
+            hint="choose a schedule that occurs in the future, move end_at, or use calendars "
+            "that leave some of its dates",
         )
     if with_code:
         await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
-    return Checked(schedule, first_at)
+    return Checked(schedule.with_calendars(calendars), first_at, calendars)
 
 
 async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
@@ -106,7 +115,8 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
                 f"this tenant already has {profile.quotas.max_rules} rules, its limit: "
                 "delete one or ask the operator to raise max_rules",
             )
-        rule = await rule_store.insert_rule(conn, spec, tenant_id, new_id("r"), now)
+        rule_id = new_id("r")
+        rule = await rule_store.insert_rule(conn, spec, tenant_id, rule_id, now, checked.calendars)
         plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
         await action_store.insert_planned(conn, plans, now)
         row = await load(conn, tenant_id, rule.id)
@@ -166,8 +176,8 @@ async def _write_change(
     with_code = "code" in changes or "runtime" in changes
     profile = await deps.profile(tenant_id)
     now = deps.clock.now()
-    await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
-    values = rule_columns(spec)
+    checked = await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
+    values = rule_columns(spec) | {"calendar_dates": rule_copy(checked.calendars)}
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
     values |= {"updated_at": now}

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.domain.due import RuleSnapshot
 from engine.domain.records import ActionStatus, RuleSpec
+from engine.recurrence.calendars import Calendar
 from engine.store.rows import rule_row
 from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions, rules, runs
@@ -22,10 +23,15 @@ def _visible(tenant_id: str) -> Any:
 
 
 async def insert_rule(
-    conn: AsyncConnection, spec: RuleSpec, tenant_id: str, rule_id: str, now: datetime
+    conn: AsyncConnection,
+    spec: RuleSpec,
+    tenant_id: str,
+    rule_id: str,
+    now: datetime,
+    calendars: Sequence[Calendar] = (),
 ) -> RuleSnapshot:
-    """Insert a new rule; its snapshot, as written."""
-    row = rule_row(spec, tenant_id, rule_id, now)
+    """Insert a new rule (with its copy of `calendars`); its snapshot, as written."""
+    row = rule_row(spec, tenant_id, rule_id, now, calendars)
     await conn.execute(rules.insert().values(**row))
     return rule_snapshot(row)
 

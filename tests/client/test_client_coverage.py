@@ -62,6 +62,9 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RunCallPublic": cadenza_client.models.runs.RunCall,
     "CapabilityPublic": cadenza_client.Capability,
     "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
+    "CalendarPublic": cadenza_client.Calendar,
+    "RuleRefPublic": cadenza_client.models.calendars.RuleRef,
+    "SkippedPublic": cadenza_client.models.calendars.SkippedOccurrence,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -78,6 +81,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
     "TenantSettings": ("tenant", "update"),
+    "CalendarPut": ("calendars", "put"),
 }
 #: A method's parameter for a body field of another name.
 RENAMED = {"rule_id": "rule"}
