@@ -3,6 +3,7 @@ import * as api from "./api.js";
 import { fill, h, toast } from "./dom.js";
 import { navigate, render, route, setGuard, start } from "./router.js";
 import * as session from "./session.js";
+import { calendarsView } from "./views/calendars.js";
 import { dataView } from "./views/data.js";
 import { eventsView } from "./views/events.js";
 import { ruleEditor } from "./views/rule_editor.js";
@@ -22,6 +23,7 @@ route("/runs", runsView);
 route("/data", dataView);
 route("/events", eventsView);
 route("/settings", settingsView);
+route("/calendars", calendarsView);
 route("/tenants", tenantsView);
 
 setGuard((path) => {
