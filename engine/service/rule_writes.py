@@ -171,7 +171,7 @@ async def _write_change(
 ) -> bool:
     """Write `changes` on top of the rule as read in `row`, only if it is still that version;
     False when another change came first."""
-    tenant_id, rule_id = row["tenant_id"], row["id"]
+    tenant_id = row["tenant_id"]
     spec = spec_with(spec_from_row(row), changes)
     with_code = "code" in changes or "runtime" in changes
     profile = await deps.profile(tenant_id)
@@ -188,18 +188,38 @@ async def _write_change(
     if is_pause:
         reason = SkipReason.PAUSED
     async with deps.write() as conn:
-        if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
-            return False
-        status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
-        finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
-        metrics.count_skips(reason, finished)
-        # Resuming traces the whole pause anew, so its gap traces go too.
-        gone_after = row["paused_at"] if is_resume else now
-        await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
-        if is_resume:
-            await _trace_pause(conn, row, deps, now)
-        if spec.enabled:
-            await _plan_next(conn, rule_snapshot(await load(conn, tenant_id, rule_id)), deps, now)
+        return await write_version(conn, deps, row, values, reason, now, is_resume=is_resume)
+
+
+async def write_version(
+    conn: AsyncConnection,
+    deps: Deps,
+    row: RowMapping,
+    values: dict[str, Any],
+    reason: SkipReason,
+    now: datetime,
+    *,
+    is_resume: bool = False,
+) -> bool:
+    """In the caller's transaction: write `values` as the next version of the rule read in
+    `row` (False, writing nothing, when another change came first), finish its pending
+    actions of the old version with `reason`, record the pause it resumes from, and plan its
+    next occurrence if it is enabled. A calendar edit calls this for each rule using the
+    calendar, in the calendar's own transaction, so a crash re-plans all of them or none."""
+    tenant_id, rule_id = row["tenant_id"], row["id"]
+    if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
+        return False
+    status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
+    finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
+    metrics.count_skips(reason, finished)
+    # Resuming traces the whole pause anew, so its gap traces go too.
+    gone_after = row["paused_at"] if is_resume else now
+    await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
+    if is_resume:
+        await _trace_pause(conn, row, deps, now)
+    written = await load(conn, tenant_id, rule_id)
+    if written["enabled"]:
+        await _plan_next(conn, rule_snapshot(written), deps, now)
     return True
 
 
