@@ -69,6 +69,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
         warnings.append(w.WARN_CALENDARS_EXCLUDE_ALL)
     ends_by = source.ends_by
     warnings += _horizon_warnings(source, ends_by)
+    warnings += _excluded_end_warnings(schedule)
     drift = getattr(source, "drift", None)
     if drift is not None and (text := drift(after)) is not None:
         warnings.append(text)
@@ -81,7 +82,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
         ends_by=str(ends_by) if ends_by else None,
         warnings=list(dict.fromkeys(warnings)),
         notes=notes,
-        skipped=_calendar_skips(schedule, after, found),
+        skipped=_calendar_skips(schedule, after, found, count),
     )
 
 
@@ -108,12 +109,15 @@ def skip_note(calendar: str) -> str:
     return w.NOTE_CALENDAR_SKIP.format(calendar=calendar)
 
 
-def _calendar_skips(schedule: Schedule, after: datetime, found: list[Occurrence]) -> list[Skipped]:
-    """The occurrences the calendars removed up to the last listed one (or the first ones
-    when they removed every one)."""
+def _calendar_skips(
+    schedule: Schedule, after: datetime, found: list[Occurrence], count: int
+) -> list[Skipped]:
+    """The occurrences the calendars removed up to the last listed one, or to the series' end
+    when fewer than `count` are left."""
     if not schedule.calendars.items:
         return []
-    until = found[-1].at if found else datetime.max.replace(tzinfo=after.tzinfo)
+    is_full = len(found) == count
+    until = found[-1].at if is_full else datetime.max.replace(tzinfo=after.tzinfo)
     return skipped_between(schedule.unfiltered_after, schedule.calendars, after, until, MAX_PREVIEW)
 
 
@@ -124,6 +128,16 @@ def _horizon_warnings(source: Any, ends_by: EndsBy | None) -> list[str]:
         return []
     since = horizon.counted_from.date()
     return [w.WARN_CAP.format(day=horizon.cap.date(), years=horizon.years, since=since)]
+
+
+def _excluded_end_warnings(schedule: Schedule) -> list[str]:
+    """`ends` is the series' last occurrence before calendars: say so when a calendar removes
+    it (the last run is then an earlier one)."""
+    ends = schedule.source.ends
+    blocker = schedule.calendars.blocking(ends.date()) if ends is not None else None
+    if ends is None or blocker is None:
+        return []
+    return [w.WARN_END_EXCLUDED.format(day=ends.date(), calendar=blocker.name)]
 
 
 def _is_shifted(occurrence: Occurrence) -> bool:

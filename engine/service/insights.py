@@ -21,9 +21,11 @@ from engine.errors import InvalidRule
 from engine.recurrence import RangeTooLarge, Schedule
 from engine.recurrence.calendars import skipped_between
 from engine.recurrence.preview import skip_note
+from engine.service.calendar_reads import resolve
 from engine.service.rule_writes import load, spec_from_row
 from engine.store import actions as action_store
 from engine.store import runs as run_store
+from engine.store.calendar_codec import rule_copy
 from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions
@@ -185,11 +187,13 @@ async def preview_change(
             before_id=None,
             limit=1000,
         )
-    spec = spec_with(spec_from_row(row), dict(changes))
+        spec = spec_with(spec_from_row(row), dict(changes))
+        calendars = await resolve(conn, tenant_id, spec.calendars)
     check_fields(spec)
     profile = await deps.profile(tenant_id)
     parse_rule_schedule(spec, row["created_at"], deps.schedule_limits(profile))
-    changed = rule_snapshot(dict(row) | rule_columns(spec))
+    copy = {"calendar_dates": rule_copy(calendars)}
+    changed = rule_snapshot(dict(row) | rule_columns(spec) | copy)
     before = _upcoming(deps, rule_snapshot(row), count)
     after = _upcoming(deps, changed, count) if spec.enabled else []
     # As rule_writes.change finishes them: disabling a rule is a pause.

@@ -195,3 +195,16 @@ def test_preview_next_dates_equal_what_the_engine_plans(new_tenant, days, schedu
         datetime.fromisoformat(e["scheduled_at"]) for e in timeline["items"] if e["reason"] is None
     ]
     assert expected == listed
+
+
+def test_change_preview_of_adding_a_calendar_shows_the_dates_it_skips(new_tenant) -> None:
+    t = new_tenant()
+    rule = t.editor.post("/v1/rules", json=_rule([])).json()
+    first = _local_date(rule["next_run_at"])
+    assert t.editor.put("/v1/calendars/cal", json={"excluded": [str(first)]}).status_code == 201
+    answer = t.viewer.post(f"/v1/rules/{rule['id']}/preview", json={"calendars": ["cal"]})
+    assert answer.status_code == 200, answer.text
+    assert _local_date(answer.json()["before"][0]) == first
+    assert _local_date(answer.json()["after"][0]) == first + timedelta(days=1)
+    unknown = t.viewer.post(f"/v1/rules/{rule['id']}/preview", json={"calendars": ["nope"]})
+    assert unknown.status_code == 422 and unknown.json()["errors"][0]["field"] == "calendars"

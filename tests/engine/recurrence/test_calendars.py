@@ -150,3 +150,14 @@ def test_day_start_is_the_first_instant_of_the_local_date() -> None:
     repeat = day_start(date(2022, 4, 3), zone)
     assert (repeat - timedelta(microseconds=1)).astimezone(zone).date() == date(2022, 4, 2)
     assert Calendars(()).blocking(date(2022, 1, 1)) is None
+
+
+def test_preview_of_a_series_whose_last_date_is_excluded_says_so() -> None:
+    """COUNT=6 from 20 December: the 25th is its last occurrence and a holiday, so the preview
+    lists five runs, the 25th as skipped, and warns that `ends` is not a run."""
+    text = "DTSTART;TZID=Europe/Berlin:20261220T090000\nRRULE:FREQ=DAILY;COUNT=6"
+    xmas = Calendar("Holidays DE", frozenset({date(2026, 12, 25)}))
+    shown = preview(parse_schedule(text, "UTC").with_calendars((xmas,)), _AFTER, 10)
+    assert [at.day for at in shown.occurrences] == [20, 21, 22, 23, 24]
+    assert [(s.at.day, s.calendar) for s in shown.skipped] == [(25, "Holidays DE")]
+    assert any("2026-12-25" in w and "Holidays DE" in w for w in shown.warnings)
