@@ -6,10 +6,11 @@ Names and sizes are bounded here so the OpenAPI states them; dates are plain ISO
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from api.schemas.common import Input, Public
 
@@ -38,7 +39,20 @@ RuleCalendars = Annotated[
         "the rule's zone) are skipped. At most 10, each once.",
     ),
 ]
-DateList = Annotated[list[date], Field(max_length=MAX_CALENDAR_DATES)]
+#: `YYYY-MM-DD` and nothing else (pydantic alone would also take 0 or "0" as 1970-01-01).
+ISO_DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+
+
+def _iso_text(value: object) -> object:
+    if isinstance(value, str) and re.fullmatch(ISO_DATE_PATTERN, value):
+        return value
+    raise ValueError(f"{str(value)[:40]!r} is not a date: write YYYY-MM-DD, e.g. 2026-12-25")
+
+
+IsoDate = Annotated[
+    date, BeforeValidator(_iso_text), Field(json_schema_extra={"pattern": ISO_DATE_PATTERN})
+]
+DateList = Annotated[list[IsoDate], Field(max_length=MAX_CALENDAR_DATES)]
 
 
 class CalendarPut(Input):
