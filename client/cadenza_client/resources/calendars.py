@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import date
 
-from cadenza_client.call import Call, Route, given, no_content, reading, segment
+from cadenza_client.call import Call, Route, given, no_content, reading
 from cadenza_client.endpoint import Resource, S, listing, operation
 from cadenza_client.models.base import Page
 from cadenza_client.models.calendars import Calendar
@@ -33,7 +33,7 @@ class Calendars(Resource[S]):
     @operation("GET", "/v1/calendars/{name}")
     def get(route: Route, calendar: CalendarRef) -> Call[Calendar]:
         """One calendar and the rules that use it."""
-        return route.call(reading(Calendar), path={"name": segment(_name(calendar))})
+        return route.call(reading(Calendar), path={"name": _name(calendar)})
 
     @operation("PUT", "/v1/calendars/{name}")
     def put(
@@ -51,10 +51,10 @@ class Calendars(Resource[S]):
             description=description,
         )
         return route.call(
-            reading(Calendar), path={"name": segment(name)}, body=body, is_idempotent=True
+            reading(Calendar), path={"name": name}, body=body, is_idempotent=True
         )
 
     @operation("DELETE", "/v1/calendars/{name}")
     def delete(route: Route, calendar: CalendarRef) -> Call[None]:
         """Delete a calendar no rule uses (`InvalidState` names the rules that still do)."""
-        return route.call(no_content, path={"name": segment(_name(calendar))})
+        return route.call(no_content, path={"name": _name(calendar)})
