@@ -13,6 +13,7 @@ from pydantic import Field, StrictBool, create_model
 
 from api.schemas.calendars import RuleCalendars
 from api.schemas.common import Input, Instant, TimeZone
+from api.schemas.labels import Labels
 from api.schemas.preview import Schedule
 from engine.domain.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import DstGap, DstRepeat
@@ -58,6 +59,7 @@ class RuleCreate(Input):
     start_at: Instant | None = None
     end_at: Instant | None = None
     calendars: RuleCalendars = Field(default_factory=list)
+    labels: Labels = Field(default_factory=dict)
 
     model_config = {
         "json_schema_extra": {

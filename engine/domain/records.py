@@ -115,6 +115,8 @@ class RuleSpec:
     end_at: datetime | None = None
     #: Names of the tenant's calendars whose excluded dates the rule skips.
     calendars: list[str] = field(default_factory=list)
+    #: key=value pairs the tenant sorts and selects rules by (`engine.domain.labels`).
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 SPEC_FIELDS = tuple(f.name for f in fields(RuleSpec))

@@ -3,9 +3,10 @@
 A rule keeps a copy of its calendars' dates (`engine.store.calendar_codec`), so an edit writes,
 in the calendar's own transaction, a new version of each rule that names the calendar: its
 pending occurrence of the old version is cancelled and the next one planned with the new dates,
-as a rule edit does (`engine.service.rule_writes.write_version`). A process killed mid-way
-leaves the calendar and every rule as before, never a calendar ahead of its rules. An edit that
-would leave a rule with no occurrence at all is refused before anything is written, naming it.
+as a rule edit does (`engine.service.rule_writes.write_prepared`), each version recorded in
+the rule's history. A process killed mid-way leaves the calendar and every rule as before, never
+a calendar ahead of its rules. An edit that would leave a rule with no occurrence at all is
+refused before anything is written, naming it.
 """
 
 from __future__ import annotations
@@ -82,14 +83,20 @@ async def _replan(
     conn: AsyncConnection, deps: Deps, row: RowMapping, calendar: Calendar, now: datetime
 ) -> None:
     """A new version of the rule in `row` with `calendar`'s new dates in its copy; StaleVersion
-    (nothing written: the caller's transaction rolls back) when the rule changed meanwhile."""
+    (nothing written: the caller's transaction rolls back) when the rule changed meanwhile.
+
+    The version is recorded in the rule's history like any other (its definition unchanged:
+    the history holds every version the rule had, decision 114), and makes older ETags stale."""
     copy = [calendar if c.name == calendar.name else c for c in rule_snapshot(row).calendars]
     values = {
         "calendar_dates": rule_copy(copy),
         "updated_at": now,
         "edited_version": row["version"] + 1,
     }
-    if not await rule_writes.write_version(conn, deps, row, values, SkipReason.RULE_CHANGED, now):
+    change = rule_writes.PreparedChange(
+        rule_writes.spec_from_row(row), values, SkipReason.RULE_CHANGED, False, now
+    )
+    if not await rule_writes.write_prepared(conn, deps, row, change):
         raise StaleVersion(row["version"], f"rule {row['id']} changed meanwhile: try again")
 
 

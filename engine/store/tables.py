@@ -60,6 +60,8 @@ rules = Table(
     # rule's version (`engine.store.calendar_codec`): a calendar edit writes a new version.
     Column("calendars", JSON, nullable=False, server_default="[]"),
     Column("calendar_dates", JSON, nullable=False, server_default="[]"),
+    # The rule's labels, {key: value}; selected with `engine.store.rule_filters`.
+    Column("labels", JSON, nullable=False, server_default="{}"),
 )
 Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
 
@@ -194,4 +196,27 @@ engine_nodes = Table(
     # incarnation from a live namesake by these.
     Column("host", String(255)),
     Column("incarnation", String(100)),
+)
+
+# Capability calls per tenant per minute (UTC, counted from the epoch), shared by every engine
+# node on the database so the per-minute quota holds across nodes (`engine.store.call_minutes`).
+capability_call_minutes = Table(
+    "capability_call_minutes",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("epoch_minute", Integer, primary_key=True, autoincrement=False),
+    Column("calls", Integer, nullable=False),
+)
+
+
+# Every version of a rule as it was saved (create, edit, pause, resume, rollback): its full
+# definition, to read, compare and roll back to (`engine.store.rule_versions`).
+rule_versions = Table(
+    "rule_versions",
+    metadata,
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("tenant_id", String(40), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
 )

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.audit import audit_rows
 
 SCRIPT = "def main(ctx):\n    pass\n"
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -133,6 +134,27 @@ def test_calendar_edit_replans_the_rules_that_use_it(new_tenant, problem) -> Non
     assert [_local_date(a["scheduled_at"]) for a in pending if a["status"] == "pending"] == [
         first + timedelta(days=1)
     ]
+
+
+def test_calendar_edit_is_a_version_in_each_rules_history_and_in_the_audit_log(new_tenant) -> None:
+    """The re-planned rule's new version is in its history (no hole before the next edit's
+    diff), with its definition unchanged, and the edit is audited as a calendar change."""
+    t = new_tenant()
+    assert t.editor.put("/v1/calendars/cal", json={}).status_code == 201
+    rule = t.editor.post("/v1/rules", json=_rule(["cal"])).json()
+    skipped = _local_date(rule["next_run_at"]).isoformat()
+    assert t.editor.put("/v1/calendars/cal", json={"excluded": [skipped]}).status_code == 200
+    renamed = t.editor.patch(f"/v1/rules/{rule['id']}", json={"name": "renamed"})
+    assert renamed.status_code == 200, renamed.text
+
+    path = f"/v1/rules/{rule['id']}/versions"
+    history = t.viewer.get(path).json()["items"]
+    assert [v["version"] for v in history] == [1, 2, 3]
+    assert history[1]["definition"] == history[0]["definition"]
+    assert t.viewer.get(f"{path}/2/diff").json()["changes"] == []
+    assert [c["field"] for c in t.viewer.get(f"{path}/3/diff").json()["changes"]] == ["name"]
+    audited = audit_rows(t.admin, object_kind="calendar", object_id="cal")
+    assert [row["method"] for row in audited] == ["PUT", "PUT"]
 
 
 def test_deleting_a_calendar_in_use_is_refused_naming_the_rules(new_tenant, problem) -> None:

@@ -65,6 +65,14 @@ RECORDS: dict[str, type[BaseModel]] = {
     "CalendarPublic": cadenza_client.Calendar,
     "RuleRefPublic": cadenza_client.models.calendars.RuleRef,
     "SkippedPublic": cadenza_client.models.calendars.SkippedOccurrence,
+    # Labels, filters and bulk operations (issue 22).
+    "BulkResultPublic": cadenza_client.BulkResult,
+    # issue 22, history
+    "AuditEntryPublic": cadenza_client.AuditEntry,
+    "RuleVersionPublic": cadenza_client.RuleVersion,
+    "RuleDefinition": cadenza_client.RuleDefinition,
+    "FieldChangePublic": cadenza_client.FieldChange,
+    "RuleDiff": cadenza_client.RuleDiff,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -82,9 +90,12 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "TenantUpdate": ("tenants", "update"),
     "TenantSettings": ("tenant", "update"),
     "CalendarPut": ("calendars", "put"),
+    # Labels, filters and bulk operations (issue 22).
+    "BulkRequest": ("rules", "bulk"),
+    "RollbackRequest": ("rule_history", "rollback"),
 }
 #: A method's parameter for a body field of another name.
-RENAMED = {"rule_id": "rule"}
+RENAMED = {"rule_id": "rule", "version": "to_version"}  # rollback: `version=` is If-Match
 #: Schemas the client reads in another shape: pages through `Page[...]`, errors as exceptions.
 OTHER_SHAPES = {"Problem", "FieldError"}
 ENUMS: dict[str, type[StrEnum]] = {
@@ -97,6 +108,9 @@ ENUMS: dict[str, type[StrEnum]] = {
     "OutcomeStatus": enums.Outcome,
     "Role": enums.Role,
     "TenantStatus": enums.TenantStatus,
+    # Labels, filters and bulk operations (issue 22).
+    "RuleState": enums.RuleState,
+    "BulkOperation": enums.BulkOperation,
 }
 
 

@@ -3,6 +3,8 @@ import * as api from "./api.js";
 import { fill, h, toast } from "./dom.js";
 import { navigate, render, route, setGuard, start } from "./router.js";
 import * as session from "./session.js";
+import { auditView } from "./views/audit.js";
+import { ruleHistory } from "./views/rule_history.js";
 import { calendarsView } from "./views/calendars.js";
 import { dataView } from "./views/data.js";
 import { eventsView } from "./views/events.js";
@@ -25,6 +27,8 @@ route("/events", eventsView);
 route("/settings", settingsView);
 route("/calendars", calendarsView);
 route("/tenants", tenantsView);
+route("/audit", auditView);
+route("/rules/:id/history", ruleHistory);
 
 setGuard((path) => {
   const s = session.current();

@@ -1,7 +1,7 @@
 """Named per-tenant calendars of excluded/included dates, and the rules' references (issue 22)
 
 Revision ID: 0015
-Revises: 0011
+Revises: 0014
 Create Date: 2026-11-26
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0015"
-down_revision = "0011"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 
