@@ -30,6 +30,10 @@ from tenants.registry import create_tenant
 SCRIPT = "import time\ndef main(ctx):\n    time.sleep(ctx.params['sleep_s'])\n"
 TENANTS = 3
 PER_TENANT = 100
+#: The stop is the subject here, not a takeover: leases long enough that a loaded machine
+#: cannot let one lapse mid-drain (the workers' 2 s default would; the run's record is then
+#: refused as lost and its action left `running` for a sweeper, which is another test's case).
+LONG_LEASE = {"CADENZA_LEASE_S": "30", "CADENZA_LEASE_MARGIN_S": "10"}
 
 
 async def _load(db: AsyncEngine, count: int, sleep_s: float, due_in_s: float) -> None:
@@ -68,7 +72,7 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     await _load(db, PER_TENANT, sleep_s=0.3, due_in_s=3)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6")
+    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", **LONG_LEASE)
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
@@ -81,7 +85,9 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     assert succeeded + given_back == total and given_back > 0, (succeeded, given_back)
     assert await _count(db, select(func.count()).select_from(runs)) == succeeded, "one run each"
 
-    restarted = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6")
+    restarted = start_worker(
+        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", **LONG_LEASE
+    )
     try:
         await eventually(
             lambda: _at_least(db, _actions(actions.c.status == "succeeded"), total), timeout_s=120
@@ -102,7 +108,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     await _load(db, 1, sleep_s=4, due_in_s=0)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_STOP_GRACE_S="1")
+    worker = start_worker(database_url, "n1", tmp_path, CADENZA_STOP_GRACE_S="1", **LONG_LEASE)
     try:
         started = _actions(actions.c.started_at.is_not(None))
         await eventually(lambda: _count(db, started), timeout_s=60)
@@ -120,7 +126,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     assert "grace period" in run["error"]
     assert (action["status"], action["attempt"], action["max_attempts"]) == ("pending", 1, 2)
 
-    restarted = start_worker(database_url, "n1", tmp_path)
+    restarted = start_worker(database_url, "n1", tmp_path, **LONG_LEASE)
     try:
         await eventually(
             lambda: _count(db, _actions(actions.c.status == "succeeded")), timeout_s=60
@@ -158,14 +164,16 @@ async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
     db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:
     rule_ids = await _rules_due_together(db, sandbox)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", **LONG_LEASE)
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
     finally:
         stop(worker)
     assert await _count(db, _actions(actions.c.status == "running")) == 0
-    restarted = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    restarted = start_worker(
+        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", **LONG_LEASE
+    )
     try:
         first_done = _actions(actions.c.status == "succeeded")
         await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)
