@@ -21,10 +21,10 @@ UNTHROTTLED = {"CADENZA_AUTH_FAILURES_PER_MINUTE": "10000"}
 
 
 def new_database_url(
-    request: pytest.FixtureRequest, factory: pytest.TempPathFactory, kind: str | None = None
+    kind: str, request: pytest.FixtureRequest, factory: pytest.TempPathFactory
 ) -> str:
-    """A freshly migrated database of the kind `kind` (default: `request.param`) names."""
-    if (kind or request.param) == "sqlite":
+    """A freshly migrated database of `kind` ("sqlite" or "postgresql")."""
+    if kind == "sqlite":
         path = factory.mktemp("api") / "cadenza.db"
         shutil.copy(request.getfixturevalue("sqlite_template"), path)
         return f"sqlite+aiosqlite:///{path}"
@@ -40,7 +40,8 @@ def shared_server(request: pytest.FixtureRequest) -> Server:
     session fixture per kind (tests/conftest.py) keeps both up for the whole session; tests
     never share a tenant, so they cannot see each other's objects.
     """
-    return request.getfixturevalue(f"{request.param}_shared_server")  # type: ignore[no-any-return]
+    server: Server = request.getfixturevalue(f"{request.param}_shared_server")
+    return server
 
 
 @contextmanager
@@ -49,5 +50,5 @@ def serving_shared(
 ) -> Iterator[Server]:
     """Start the shared server of `kind`, with the operator API open and no throttle."""
     env = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN, **UNTHROTTLED}
-    with running_server(new_database_url(request, factory, kind), env=env) as running:
+    with running_server(new_database_url(kind, request, factory), env=env) as running:
         yield running

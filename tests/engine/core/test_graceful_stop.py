@@ -36,6 +36,11 @@ PER_TENANT = 100
 LONG_LEASE = {"CADENZA_LEASE_S": "30", "CADENZA_LEASE_MARGIN_S": "10"}
 
 
+def _worker(database_url: str, tmp_path: Path, **env: str) -> subprocess.Popen[bytes]:
+    """`cadenza worker` n1 with `LONG_LEASE` and the settings `env` adds."""
+    return start_worker(database_url, "n1", tmp_path, **(LONG_LEASE | env))
+
+
 async def _load(db: AsyncEngine, count: int, sleep_s: float, due_in_s: float) -> None:
     """`count` one-offs per tenant with a single attempt, due together."""
     now = datetime.now(UTC)
@@ -72,7 +77,7 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     await _load(db, PER_TENANT, sleep_s=0.3, due_in_s=3)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", **LONG_LEASE)
+    worker = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="6")
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
@@ -85,9 +90,7 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     assert succeeded + given_back == total and given_back > 0, (succeeded, given_back)
     assert await _count(db, select(func.count()).select_from(runs)) == succeeded, "one run each"
 
-    restarted = start_worker(
-        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", **LONG_LEASE
-    )
+    restarted = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="6")
     try:
         await eventually(
             lambda: _at_least(db, _actions(actions.c.status == "succeeded"), total), timeout_s=120
@@ -108,7 +111,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     await _load(db, 1, sleep_s=4, due_in_s=0)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_STOP_GRACE_S="1", **LONG_LEASE)
+    worker = _worker(database_url, tmp_path, CADENZA_STOP_GRACE_S="1")
     try:
         started = _actions(actions.c.started_at.is_not(None))
         await eventually(lambda: _count(db, started), timeout_s=60)
@@ -126,7 +129,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     assert "grace period" in run["error"]
     assert (action["status"], action["attempt"], action["max_attempts"]) == ("pending", 1, 2)
 
-    restarted = start_worker(database_url, "n1", tmp_path, **LONG_LEASE)
+    restarted = _worker(database_url, tmp_path)
     try:
         await eventually(
             lambda: _count(db, _actions(actions.c.status == "succeeded")), timeout_s=60
@@ -164,16 +167,14 @@ async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
     db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:
     rule_ids = await _rules_due_together(db, sandbox)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", **LONG_LEASE)
+    worker = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="4")
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
     finally:
         stop(worker)
     assert await _count(db, _actions(actions.c.status == "running")) == 0
-    restarted = start_worker(
-        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", **LONG_LEASE
-    )
+    restarted = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="4")
     try:
         first_done = _actions(actions.c.status == "succeeded")
         await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)
