@@ -17,7 +17,8 @@ from pathlib import Path
 from support.ports import free_port
 
 CADENZA = str(Path(sys.executable).with_name("cadenza"))
-STARTUP_TIMEOUT_S = 90.0  # between two lines of output: generous for a loaded machine
+#: Longest wait for the next line of a starting `serve` (its processes start on a busy machine).
+STARTUP_TIMEOUT_S = 90.0
 
 
 #: The operator key of the test processes on PostgreSQL (which has no default key file).
@@ -91,7 +92,8 @@ def running_server(
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
 ) -> Iterator[Server]:
-    """Start `cadenza serve` on a free port; yield once uvicorn reports startup complete."""
+    """Start `cadenza serve` on a free port; yield once its engine runs (the banner) and an API
+    process has reported its startup complete."""
     port = free_port()
     process = subprocess.Popen(
         [CADENZA, "serve", "--db", database_url, "--port", str(port), *extra_args],
@@ -105,15 +107,16 @@ def running_server(
     threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True).start()
     server = Server(process, f"http://127.0.0.1:{port}", database_url, None)
     try:
-        while True:
+        banner = api_up = False
+        while not (banner and api_up):
             line = lines.get(timeout=STARTUP_TIMEOUT_S)
             if line is None:
                 raise RuntimeError("cadenza serve exited during startup:\n" + "".join(server.lines))
             server.lines.append(line)
             if match := re.search(r"API key \(shown once\): (\S+)", line):
                 server.demo_key = match.group(1)
-            if "Application startup complete" in line:
-                break
+            banner = banner or line.startswith("serving ")
+            api_up = api_up or "Application startup complete" in line
         threading.Thread(target=_keep, args=(lines, server.lines), daemon=True).start()
         yield server
     finally:

@@ -2,7 +2,8 @@
 (pending again, no attempt counted), lets started runs finish and records them, and only
 interrupts what still runs when its grace period ends; a restart then records no attempt
 that did not run. Actions allow a single attempt, so a counted phantom attempt would fail
-them."""
+them. Each holds for `cadenza worker` and for `cadenza serve` (whose supervisor passes the
+signal on to its engine process)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from waiting import eventually
@@ -26,6 +28,9 @@ from engine.store.tables import actions, runs
 from sandbox import Sandbox
 from tenants.registry import create_tenant
 
+#: Two starts of a node, a stop and a drain each, on a busy machine (`serve` starts three
+#: processes where `worker` starts one).
+pytestmark = pytest.mark.timeout(420)
 SCRIPT = "import time\ndef main(ctx):\n    time.sleep(ctx.params['sleep_s'])\n"
 TENANTS = 3
 PER_TENANT = 100
@@ -58,16 +63,24 @@ async def _some_done_some_going(db: AsyncEngine) -> bool:
     return done >= 10 and going >= 10
 
 
+@pytest.fixture(params=["worker", "serve"])
+def command(request: pytest.FixtureRequest) -> str:
+    """The command whose engine is stopped."""
+    return str(request.param)
+
+
 def _terminate(worker: subprocess.Popen[bytes], timeout_s: float) -> int:
     worker.send_signal(signal.SIGTERM)
     return worker.wait(timeout=timeout_s)
 
 
 async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
-    db: AsyncEngine, database_url: str, tmp_path: Path
+    db: AsyncEngine, database_url: str, tmp_path: Path, command: str
 ) -> None:
     await _load(db, PER_TENANT, sleep_s=0.3, due_in_s=3)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6")
+    worker = start_worker(
+        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", command=command
+    )
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
@@ -80,7 +93,9 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     assert succeeded + given_back == total and given_back > 0, (succeeded, given_back)
     assert await _count(db, select(func.count()).select_from(runs)) == succeeded, "one run each"
 
-    restarted = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6")
+    restarted = start_worker(
+        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", command=command
+    )
     try:
         await eventually(
             lambda: _at_least(db, _actions(actions.c.status == "succeeded"), total), timeout_s=120
@@ -98,10 +113,10 @@ async def _at_least(db: AsyncEngine, query: object, n: int) -> bool:
 
 
 async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
-    db: AsyncEngine, database_url: str, tmp_path: Path
+    db: AsyncEngine, database_url: str, tmp_path: Path, command: str
 ) -> None:
     await _load(db, 1, sleep_s=4, due_in_s=0)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_STOP_GRACE_S="1")
+    worker = start_worker(database_url, "n1", tmp_path, CADENZA_STOP_GRACE_S="1", command=command)
     try:
         started = _actions(actions.c.started_at.is_not(None))
         await eventually(lambda: _count(db, started), timeout_s=60)
@@ -119,7 +134,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     assert "grace period" in run["error"]
     assert (action["status"], action["attempt"], action["max_attempts"]) == ("pending", 1, 2)
 
-    restarted = start_worker(database_url, "n1", tmp_path)
+    restarted = start_worker(database_url, "n1", tmp_path, command=command)
     try:
         await eventually(
             lambda: _count(db, _actions(actions.c.status == "succeeded")), timeout_s=60
@@ -150,17 +165,21 @@ async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
 
 
 async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
-    db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path
+    db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path, command: str
 ) -> None:
     rule_ids = await _rules_due_together(db, sandbox)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    worker = start_worker(
+        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", command=command
+    )
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
     finally:
         stop(worker)
     assert await _count(db, _actions(actions.c.status == "running")) == 0
-    restarted = start_worker(database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    restarted = start_worker(
+        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", command=command
+    )
     try:
         first_done = _actions(actions.c.status == "succeeded")
         await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)
