@@ -21,6 +21,10 @@ CADENZA = str(Path(sys.executable).with_name("cadenza"))
 STARTUP_TIMEOUT_S = 90.0
 
 
+#: A test server answers one client: one API process (the default is one per core) saves
+#: every start an interpreter; tests of several API processes ask for them.
+ONE_API_PROCESS = {"CADENZA_API_WORKERS": "1"}
+
 #: The operator key of the test processes on PostgreSQL (which has no default key file).
 TEST_SECRET_KEY = "f6XWd3f0m3ayFI0pnx9LZaHDm-V7KGAn8xYvJf5v6fQ="
 
@@ -34,9 +38,10 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 def node_env(database_url: str, **extra: str) -> dict[str, str]:
     """`cli_env` for a `serve` or `worker` on `database_url`: on PostgreSQL with the tests'
-    operator key (every node of one database needs the same key), unless `extra` names one."""
+    operator key (every node of one database needs the same key), and one API process beside
+    the engine, unless `extra` says otherwise."""
     keyed = {"CADENZA_SECRET_KEYS": TEST_SECRET_KEY} if "postgresql" in database_url else {}
-    return cli_env(**(keyed | extra))
+    return cli_env(**(keyed | ONE_API_PROCESS | extra))
 
 
 def run_cli(

@@ -17,7 +17,6 @@ WORKER_ENV = {
     "CADENZA_LEASE_MARGIN_S": "1",
     "CADENZA_MAX_CONCURRENCY": "2",
     "CADENZA_LOG_LEVEL": "warning",
-    "CADENZA_API_WORKERS": "1",
 }
 #: What `serve` needs on top to run beside other tests: a free port, no demo tenant.
 SERVE_ARGS = ("--port", "0", "--no-demo")
