@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api import problems
 from api.auth_throttle import AuthThrottle
 from api.bodysize import BodySizeLimit
+from api.capability_registry import capability_policy
 from api.deps import refuse_nul
 from api.metrics import RequestMetrics, RouteShape
 from api.openapi import install_openapi
@@ -18,6 +19,8 @@ from api.ratelimit import RateLimiter
 from api.routes import (
     actions,
     admin,
+    capabilities,
+    capability_grants,
     data,
     events,
     http_allowlist,
@@ -71,6 +74,7 @@ def create_app(
     app.state.engine = engine_service
     app.state.secret_box = secret_box
     app.state.engine_link = engine_link
+    app.state.capabilities = capability_policy(settings)
     app.state.rate_limiter = RateLimiter()
     app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
     problems.install(app)
@@ -87,11 +91,13 @@ def create_app(
         data,
         secrets,
         http_allowlist,
+        capabilities,
     )
     for module in (*tenant_scoped, webhooks, tenant, keys):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)
-    routers = (operations, *tenant_scoped, webhooks, tenant, keys, admin)
+    app.include_router(capability_grants.router, responses=OPERATOR_ERRORS)
+    routers = (operations, *tenant_scoped, webhooks, tenant, keys, admin, capability_grants)
     # FastAPI keeps included routers nested; a flat list names routes in 405s and metrics.
     app.state.route_shapes = [
         RouteShape(route.path, route.path_regex, frozenset(route.methods or ()))
@@ -120,6 +126,7 @@ def engine_config(settings: Settings) -> EngineConfig:
         retention_failed_days=settings.retention_failed_days,
         allow_private_webhooks=settings.allow_private_webhooks,
         http=http_policy(settings),
+        capabilities=capability_policy(settings),
     )
 
 

@@ -77,6 +77,20 @@ class Settings(BaseSettings):
     http_max_response_bytes: int = Field(
         60 * 1024, ge=1024, le=60 * 1024, description="Largest response body ctx.http returns."
     )
+    capabilities_file: Path | None = Field(
+        None, description="JSON registry of the capabilities scripts may call with ctx.call."
+    )
+    capability_signing_key: str | None = Field(
+        None,
+        min_length=16,
+        description="Signs calls to capability endpoints (X-Cadenza-Signature).",
+    )
+    capability_max_calls_per_run: int = Field(
+        20, ge=1, le=1000, description="ctx.call calls a run."
+    )
+    capability_max_calls_per_minute: int = Field(
+        120, ge=1, description="ctx.call calls of one tenant a minute, on one engine node."
+    )
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest request body.")
     secret_keys: str | None = Field(
         None, description="Operator keys sealing stored secrets, comma-separated, newest first."

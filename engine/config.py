@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine.capabilities.specs import CapabilityPolicy
+
 
 @dataclass(frozen=True)
 class HttpPolicy:
@@ -66,3 +68,5 @@ class EngineConfig:
     use_tenant_leases: bool = True
     #: Scripts' outbound HTTP (`ctx.http.request`).
     http: HttpPolicy = field(default_factory=HttpPolicy)
+    #: The capabilities of the embedding product (`ctx.call`) and the bounds on their calls.
+    capabilities: CapabilityPolicy = field(default_factory=CapabilityPolicy)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from engine.capabilities.desk import CapabilityDesk
 from engine.clock import Clock
 from engine.config import EngineConfig
 from engine.errors import TenantNotFound
@@ -31,8 +32,11 @@ class Deps:
     #: Opens stored secrets (webhook signing); None: this node cannot sign deliveries.
     secrets: SecretBox | None = None
     _write_lock: asyncio.Lock | None = field(init=False, default=None)
+    #: The capabilities this node performs for scripts, loaded from the configuration.
+    capabilities: CapabilityDesk = field(init=False)
 
     def __post_init__(self) -> None:
+        self.capabilities = CapabilityDesk(self.config.capabilities)
         if self.db.dialect.name == "sqlite":
             self._write_lock = asyncio.Lock()
 

@@ -124,6 +124,9 @@ class HostApi(Protocol):
     ) -> dict[str, Any]:
         """Make an HTTP request for the script: `{"status", "headers", "body"}`."""
 
+    async def capability_call(self, name: str, args: Any) -> Any:
+        """Call capability `name` of the embedding product with JSON `args`; its JSON answer."""
+
     async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
         """Plan a one-off action of the tenant at `run_at` (ISO 8601 with an offset), committed
         with the run's effects; its key."""

@@ -1,7 +1,7 @@
 """The engine side of every host-API call, shared by all runtimes.
 
 Whatever the runtime, a guest's `kv.get/set/delete/keys/incr/set_if`, `emit` and
-`secrets.get`, `http.request` and `schedule` arrive here
+`secrets.get`, `http.request`, `call` (a capability) and `schedule` arrive here
 as an operation name and JSON-decoded arguments, and its log lines as text. This is where they
 are checked (exact built-in types, sizes, counts) before the engine's `HostApi` ever sees
 them, so a `str` subclass with a lying `__eq__` or a 10 MB key cannot reach the store. Every
@@ -23,6 +23,7 @@ SECRET_NAME_CHARS = 64
 HTTP_URL_CHARS = 2048
 HTTP_HEADERS = 32
 HTTP_HEADER_CHARS = 4096
+CAPABILITY_NAME_CHARS = 130
 #: Room in a call's frame for the operation's name and the JSON around its arguments.
 _CALL_ENVELOPE_BYTES = 512
 
@@ -178,6 +179,14 @@ class HostSession:
             raise HostCallRefused("http.request body must be a str or None (json.dumps a value)")
         return await self._host.http_request(method, url, headers, body)
 
+    async def _capability_call(self, name: Any, args: Any) -> Any:
+        if type(name) is not str or not 0 < len(name) <= CAPABILITY_NAME_CHARS:
+            raise HostCallRefused(
+                f"call: a capability name must be a str of 1..{CAPABILITY_NAME_CHARS} characters"
+            )
+        args = exact_json(args, self._limits.value_bytes, "capability arguments")
+        return await self._host.capability_call(name, args)
+
     async def _schedule(self, run_at: Any, params: Any, key: Any) -> str:
         if type(run_at) is not str or len(run_at) > 64:
             raise HostCallRefused("schedule: run_at must be ISO 8601 text with an offset")
@@ -215,6 +224,7 @@ _OPERATIONS: dict[str, Callable[..., Awaitable[Any]]] = {
     "emit": HostSession._emit,
     "secret_get": HostSession._secret_get,
     "http_request": HostSession._http_request,
+    "capability_call": HostSession._capability_call,
     "schedule": HostSession._schedule,
     "refused": HostSession._refused,
 }
@@ -228,6 +238,7 @@ _ARITY = {
     "emit": 2,
     "secret_get": 1,
     "http_request": 4,
+    "capability_call": 2,
     "schedule": 3,
     "refused": 1,
 }

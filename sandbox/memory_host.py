@@ -24,6 +24,9 @@ class MemoryHost:
     ) -> dict[str, Any]:
         raise ValueError("HTTP is made by the engine; a script run on its own has none")
 
+    async def capability_call(self, name: str, args: Any) -> Any:
+        raise ValueError("capabilities are called by the engine; a script run on its own has none")
+
     async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
         raise ValueError("follow-ups are planned by the engine; a script run on its own has none")
 

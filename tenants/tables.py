@@ -120,6 +120,17 @@ tenant_http_origins = Table(
     Column("origin", String(300), primary_key=True, nullable=False),
 )
 
+# The capabilities of the embedding product a tenant's scripts may call (`ctx.call`).
+tenant_capabilities = Table(
+    "tenant_capabilities",
+    metadata,
+    Column(
+        "tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True, nullable=False
+    ),
+    Column("name", String(130), primary_key=True, nullable=False),
+    Column("granted_at", UtcDateTime, nullable=False),
+)
+
 # Which node runs which tenant's loop: a lease renewed by its holder, taken over when expired.
 tenant_leases = Table(
     "tenant_leases",
@@ -135,6 +146,7 @@ __all__ = [
     "api_keys",
     "kv",
     "metadata",
+    "tenant_capabilities",
     "tenant_http_origins",
     "tenant_leases",
     "tenant_secrets",

@@ -56,12 +56,28 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def settings_from(**overrides: Any) -> Settings:
+    """The process's settings; a bad one (or a bad capability registry) ends it with a message."""
     try:
-        return load_settings(**overrides)
+        settings = load_settings(**overrides)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "settings"
         fail(f"invalid setting {where}: {first['msg']} (see docs/configuration.md)")
+    _check_capabilities(settings)
+    return settings
+
+
+def _check_capabilities(settings: Settings) -> None:
+    """Load the capability registry and its entry points, or end with the registry's mistake.
+    Imported here, not at the top: `--help` and the light commands need no JSON Schema."""
+    from api.capability_registry import capability_policy
+    from engine.capabilities.desk import CapabilityDesk
+    from engine.capabilities.specs import CapabilityConfigError
+
+    try:
+        CapabilityDesk(capability_policy(settings))
+    except CapabilityConfigError as exc:
+        fail(f"{exc} (see docs/capabilities.md)")
 
 
 def freeze_startup_heap() -> None:

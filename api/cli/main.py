@@ -32,6 +32,11 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
         "script_secrets",
         "A server's secrets for scripts: put, list, delete.",
     ),
+    "capabilities": (
+        "api.cli.capabilities",
+        "capabilities",
+        "Grant tenants capabilities for ctx.call.",
+    ),
     "preview": ("api.cli.preview", "preview", "Show a schedule's next dates and its text."),
     "run-script": ("api.cli.run_script", "run_script", "Run a script once in the sandbox."),
     "bench": ("api.cli.bench", "bench", "Run the benchmarks against APScheduler."),

@@ -29,6 +29,7 @@ from cadenza_client.errors import (
     ValidationFailed,
 )
 from cadenza_client.models.base import Page
+from cadenza_client.models.capabilities import Capability, CapabilityGrant
 from cadenza_client.models.enums import (
     ActionStatus,
     DstGap,
@@ -72,6 +73,8 @@ __all__ = [
     "ApiProblem",
     "AsyncClient",
     "CadenzaError",
+    "Capability",
+    "CapabilityGrant",
     "ChangePreview",
     "Client",
     "Conflict",

@@ -18,6 +18,7 @@ from typing import Any, Generic
 import httpx
 
 from cadenza_client.endpoint import S
+from cadenza_client.resources.capabilities import Capabilities, Grants
 from cadenza_client.resources.queue import Actions, Events, Runs
 from cadenza_client.resources.rules import Rules, Schedules
 from cadenza_client.resources.server import Server
@@ -64,7 +65,9 @@ class Api(ABC, Generic[S]):
         self.webhook: Hook[S] = Hook(session)
         self.secrets: Secrets[S] = Secrets(session)
         self.http_allowlist: Outbound[S] = Outbound(session)
+        self.capabilities: Capabilities[S] = Capabilities(session)
         self.tenants: Tenants[S] = Tenants(session)
+        self.capability_grants: Grants[S] = Grants(session)
         self.server: Server[S] = Server(session)
 
     @staticmethod

@@ -86,11 +86,13 @@ def check_quotas(spec: RuleSpec, quotas: Quotas) -> None:
 
 
 def parse_rule_schedule(spec: RuleSpec, created_at: datetime, limits: ScheduleLimits) -> Schedule:
-    """The rule's schedule, anchored and with its horizon counted from the rule's creation;
-    InvalidRuleSchedule(field="schedule") when it does not parse."""
+    """The rule's schedule as the engine evaluates it (`occurrences.rule_schedule`: anchored at
+    its start, else its creation; its horizon counted from its creation), so that what a save
+    checks and plans is what runs; InvalidRuleSchedule(field="schedule") when it does not parse."""
+    anchor = spec.start_at or created_at
     try:
         return compile_schedule(
-            spec.schedule, spec.timezone, created_at, str(spec.dst_gap), str(spec.dst_repeat),
+            spec.schedule, spec.timezone, anchor, str(spec.dst_gap), str(spec.dst_repeat),
             limits, since=created_at,
         )  # fmt: skip
     except InvalidSchedule as exc:

@@ -50,7 +50,13 @@ class RunTasks:
         deps = self.deps
         config = deps.config
         self.env = RunEnv(
-            deps.sandbox, deps.db, deps.clock, config.node_name, deps.secrets, config.http
+            deps.sandbox,
+            deps.db,
+            deps.clock,
+            config.node_name,
+            deps.secrets,
+            config.http,
+            deps.capabilities,
         )
 
     def start(self, state: TenantState, claimed: Claimed) -> None:
@@ -88,7 +94,7 @@ class RunTasks:
                 self.slots.release(state.tenant_id)
             recorded = await self.completer.submit(completion)
             if recorded is Recorded.COMMITTED:
-                state.count_run(completion.run["started_at"].date(), completion.cpu_ms)
+                state.count_run(completion.run.started_at.date(), completion.cpu_ms)
             elif recorded is not Recorded.LOST:
                 self.wake(state.tenant_id)  # it runs again, maybe at once
         except Exception:

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -21,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import metrics
 from engine.store import claims, outbox, runs
+from engine.store.rows import NewRun
 from engine.store.tables import actions
 
 
@@ -88,25 +88,23 @@ def _ran(row: RowMapping) -> bool:
     return row["started_at"] is not None
 
 
-def _lost_run(r: RowMapping, now: datetime, loss: Loss) -> dict[str, Any]:
+def _lost_run(r: RowMapping, now: datetime, loss: Loss) -> NewRun:
     node = r["claimed_by"] or "unknown"
     started_at = min(r["started_at"], now)
-    return {
-        "tenant_id": r["tenant_id"],
-        "action_id": r["id"],
-        "rule_id": r["rule_id"],
-        "attempt": r["attempt"],
-        "node": node,
-        "runtime": r["runtime"] or "python",
-        "planned_at": r["due_at"],
-        "started_at": started_at,
-        "finished_at": now,
-        "outcome": "killed" if loss is Loss.STOPPED else "crashed",
-        "error": _ERRORS[loss].format(node=node),
-        "duration_ms": (now - started_at).total_seconds() * 1000,
-        "lateness_ms": max(0.0, (started_at - r["due_at"]).total_seconds() * 1000),
-        "committed": False,
-    }
+    return NewRun(
+        tenant_id=r["tenant_id"],
+        action_id=r["id"],
+        rule_id=r["rule_id"],
+        attempt=r["attempt"],
+        node=node,
+        runtime=r["runtime"] or "python",
+        planned_at=r["due_at"],
+        started_at=started_at,
+        finished_at=now,
+        outcome="killed" if loss is Loss.STOPPED else "crashed",
+        duration_ms=(now - started_at).total_seconds() * 1000,
+        error=_ERRORS[loss].format(node=node),
+    )
 
 
 def _failed_event(r: RowMapping, now: datetime) -> outbox.NewEvent:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -23,6 +23,7 @@ from prometheus_client.core import CounterMetricFamily
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:  # the command line imports this module; the sandbox loads wasmtime
+    from engine.store.rows import NewRun
     from sandbox import Sandbox
 
 _WAIT_BUCKETS_S = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60)
@@ -75,6 +76,12 @@ class DeliveryOutcome(StrEnum):
     """The tenant had no webhook when the event came up for delivery."""
 
 
+CAPABILITY_CALLS = Counter(
+    "cadenza_capability_calls_total",
+    "Scripts' capability calls, by capability ('-': not registered) and outcome "
+    "(ok, failed, refused, over_run_quota).",
+    ["capability", "outcome"],
+)
 WEBHOOKS = Counter(
     "cadenza_webhook_deliveries_total", "Webhook delivery attempts, by outcome.", ["outcome"]
 )
@@ -130,8 +137,8 @@ def configure(*, tenant_labels: bool) -> None:
     _tenant_labels = tenant_labels
 
 
-def count_runs(runs: Sequence[Mapping[str, Any]]) -> None:
-    """Count `runs` (rows of `runs` being inserted) once the transaction commits."""
+def count_runs(runs: Sequence[NewRun]) -> None:
+    """Count `runs` (being inserted) once the transaction commits."""
     for run in runs:
         _defer(functools.partial(_observe_run, run))
 
@@ -142,13 +149,13 @@ def count_skips(reason: str | None, amount: int) -> None:
         _defer(functools.partial(_skips(str(reason)).inc, amount))
 
 
-def _observe_run(run: Mapping[str, Any]) -> None:
-    runtime, outcome = str(run["runtime"]), str(run["outcome"])
+def _observe_run(run: NewRun) -> None:
+    runtime, outcome = str(run.runtime), str(run.outcome)
     _runs(runtime, outcome).inc()
-    _queue_wait(runtime).observe(run["lateness_ms"] / 1000)
-    _run_duration(runtime).observe(run["duration_ms"] / 1000)
+    _queue_wait(runtime).observe(run.lateness_ms / 1000)
+    _run_duration(runtime).observe(run.duration_ms / 1000)
     if _tenant_labels:
-        TENANT_RUNS.labels(tenant_id=run["tenant_id"], outcome=outcome).inc()
+        TENANT_RUNS.labels(tenant_id=run.tenant_id, outcome=outcome).inc()
 
 
 def _defer(observation: Callable[[], object]) -> None:

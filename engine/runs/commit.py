@@ -25,11 +25,12 @@ from engine.domain.due import DueAction
 from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import metrics
 from engine.ops.tracing import RunTrace
-from engine.runs.follow_ups import FollowUp, action_rows
+from engine.runs.follow_ups import FollowUp
 from engine.store import actions as action_store
 from engine.store import loop_statements as queue
 from engine.store import outbox
 from engine.store import runs as run_store
+from engine.store.rows import NewAction, NewRun, follow_up_action
 from tenants.kv_changes import KvChanges
 from tenants.kv_snapshot import commit_changes
 from tenants.usage import add_usage
@@ -64,7 +65,7 @@ class Completion:
     status: ActionStatus
     reason: str | None
     due_at: datetime
-    run: dict[str, Any]
+    run: NewRun
     kv: KvChanges | None = None
     #: (type, payload, source) of every event to store with the run.
     events: list[tuple[str, Any, str]] = field(default_factory=list)
@@ -83,6 +84,11 @@ class Completion:
     def action_id(self) -> int:
         return self.action.id
 
+    def planned(self) -> list[NewAction]:
+        """The actions its run planned (`ctx.schedule`)."""
+        a = self.action
+        return [follow_up_action(a, f.key, f.params, f.run_at) for f in self.follow_ups]
+
     def conflicted(self, detail: str) -> Completion:
         """Its kv reads no longer hold: no effects; it runs again (reason kv_conflict)."""
         return self.run_again(f"kv_conflict: {detail}", SkipReason.KV_CONFLICT)
@@ -90,8 +96,8 @@ class Completion:
     def run_again(self, error: str, reason: str | None = None) -> Completion:
         """Not the script's failure: no effects, and the action runs again now without
         spending an attempt of the rule's (or fails, with `reason`, past the bound)."""
-        run = self.run | {"error": f"{error}; its effects were discarded"}
-        if run["attempt"] >= MAX_FREE_ATTEMPTS:
+        run = replace(self.run, error=f"{error}; its effects were discarded")
+        if run.attempt >= MAX_FREE_ATTEMPTS:
             reason = reason or SkipReason.ATTEMPTS
             failed = replace(
                 self, status=ActionStatus.FAILED, reason=reason, run=run, kv=None, events=[]
@@ -102,7 +108,7 @@ class Completion:
             self,
             status=ActionStatus.PENDING,
             reason=reason,
-            due_at=run["finished_at"],
+            due_at=run.finished_at,
             run=run,
             kv=None,
             events=[],
@@ -123,13 +129,13 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     await action_store.insert_unless_keyed(
         conn,
         [
-            row
+            (new, c.run.finished_at)
             for c in batch
             if c.action_id in committed
-            for row in action_rows(c.action, c.follow_ups, c.run["finished_at"])
+            for new in c.planned()
         ],
     )
-    recorded_runs = [c.run | {"committed": c.action_id in committed} for c in batch]
+    recorded_runs = [replace(c.run, committed=c.action_id in committed) for c in batch]
     await run_store.insert_runs(conn, recorded_runs)
     metrics.count_runs(recorded_runs)
     # Held runs whose effects are discarded keep only the engine's own events (run.failed).
@@ -138,14 +144,14 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
     await outbox.insert_events(
         conn,
         [
-            _event_row(c, run_ids[(c.action_id, c.run["attempt"])], type_, payload, source)
+            _event_row(c, run_ids[(c.action_id, c.run.attempt)], type_, payload, source)
             for c in emitting
             for type_, payload, source in c.events
         ],
     )
     await add_usage(
         conn,
-        [(c.action.tenant_id, c.run["started_at"].date(), 1, c.cpu_ms) for c in batch],
+        [(c.action.tenant_id, c.run.started_at.date(), 1, c.cpu_ms) for c in batch],
     )
     return {c.action_id: _recorded(c, held, committed) for c in batch}
 
@@ -162,7 +168,7 @@ def _outcome(c: Completion) -> dict[str, Any]:
         "b_status": c.status,
         "b_reason": c.reason,
         "b_due_at": c.due_at,
-        "b_finished_at": None if c.status == ActionStatus.PENDING else c.run["finished_at"],
+        "b_finished_at": None if c.status == ActionStatus.PENDING else c.run.finished_at,
         "b_max_attempts": c.action.max_attempts if c.max_attempts is None else c.max_attempts,
     }
 
@@ -189,7 +195,7 @@ def _event_row(
     c: Completion, run_id: int, type_: str, payload: Any, source: str
 ) -> outbox.NewEvent:
     action = c.action
-    created_at = c.run["finished_at"]
+    created_at = c.run.finished_at
     return outbox.NewEvent(
         action.tenant_id, type_, payload, source, created_at, action.rule_id, action.id, run_id
     )

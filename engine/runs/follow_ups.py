@@ -15,24 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.domain.due import DueAction
-from engine.domain.records import ActionStatus
-
 MAX_PER_RUN = 10
 MAX_AHEAD = timedelta(days=366)
 MAX_KEY_CHARS = 200
-#: Columns a follow-up copies from the action whose run planned it.
-_INHERITED = (
-    "tenant_id",
-    "rule_id",
-    "rule_version",
-    "max_attempts",
-    "priority",
-    "runtime",
-    "code",
-    "timeout_ms",
-    "memory_mb",
-)
 
 
 @dataclass(frozen=True)
@@ -78,22 +63,3 @@ def _instant(text: str) -> datetime:
             "2026-11-27T09:00:00+01:00"
         )
     return at
-
-
-def action_rows(
-    action: DueAction, follow_ups: tuple[FollowUp, ...], now: datetime
-) -> list[dict[str, Any]]:
-    """The `actions` rows of the follow-ups planned by a run of `action`."""
-    inherited = {name: getattr(action, name) for name in _INHERITED}
-    return [
-        inherited
-        | {
-            "key": f.key,
-            "params": f.params,
-            "scheduled_at": f.run_at,
-            "due_at": f.run_at,
-            "status": ActionStatus.PENDING,
-            "created_at": now,
-        }
-        for f in follow_ups
-    ]

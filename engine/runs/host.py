@@ -19,7 +19,9 @@ from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from engine.domain.records import CallRecord
 from engine.loop.backoff import Backoff
+from engine.runs.capability_calls import CapabilityCalls
 from engine.runs.follow_ups import FollowUps
 from engine.runs.outbound_http import OutboundHttp
 from engine.runs.script_secrets import ScriptSecrets
@@ -60,6 +62,7 @@ class BufferedHost:
         secrets: ScriptSecrets | None = None,
         http: OutboundHttp | None = None,
         follow_ups: FollowUps | None = None,
+        capabilities: CapabilityCalls | None = None,
     ) -> None:
         self._db = db
         #: The tenant's secrets as this run sees them (None: the run may read none).
@@ -68,6 +71,10 @@ class BufferedHost:
         self.http = http
         #: The actions the run planned (None: it may plan none).
         self.follow_ups = follow_ups
+        #: The run's capability calls (None: the run may make none).
+        self.capabilities = capabilities
+        #: Every outbound call of the run in the order it was made (HTTP and capabilities).
+        self._calls: list[CallRecord] = []
         self._tenant_id = tenant_id
         self._unrecorded = unrecorded or UnrecordedWrites()
         #: How long a read waits for an unreachable database (the run's time limit).
@@ -153,7 +160,13 @@ class BufferedHost:
     ) -> dict[str, Any]:
         if self.http is None:
             raise ValueError("HTTP requests are not available to this run")
-        return await self.http.request(method, url, headers, body)
+        return await self._noted(self.http.records, self.http.request(method, url, headers, body))
+
+    async def capability_call(self, name: str, args: Any) -> Any:
+        if self.capabilities is None:
+            raise ValueError("capabilities are not available to this run")
+        calls = self.capabilities
+        return await self._noted(calls.records, calls.call(name, args))
 
     async def schedule(self, run_at: str, params: dict[str, Any] | None, key: str | None) -> str:
         if self.follow_ups is None:
@@ -161,9 +174,16 @@ class BufferedHost:
         return self.follow_ups.add(run_at, params, key)
 
     def call_records(self) -> list[dict[str, Any]] | None:
-        """The run's outbound calls as recorded on it (None: it made none)."""
-        records = [] if self.http is None else [asdict(r) for r in self.http.records]
-        return records or None
+        """The run's outbound calls as recorded on it, in order (None: it made none)."""
+        return [asdict(r) for r in self._calls] or None
+
+    async def _noted(self, records: list[CallRecord], call: Awaitable[T]) -> T:
+        """`await call`, then the records it added, into the run's ordered list of calls."""
+        before = len(records)
+        try:
+            return await call
+        finally:
+            self._calls.extend(records[before:])
 
     async def _base(self, key: str) -> Any:
         if key not in self._bases:

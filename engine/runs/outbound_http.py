@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.config import HttpPolicy
 from engine.domain.records import CallRecord
 from engine.runs.script_secrets import ScriptSecrets
-from engine.webhooks.webhook_http import Pinned, WebhookRefused, new_client, pin
+from engine.webhooks.webhook_http import Pinned, WebhookRefused, new_client, pin, read_capped
 from tenants import http_allowlist
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -172,22 +172,13 @@ class OutboundHttp:
                 )
                 response = await client.send(request, stream=True)
                 try:
-                    content = await self._read(response)
+                    content = await read_capped(response, self._policy.max_response_bytes)
                 finally:
                     await response.aclose()
         except httpx.HTTPError as exc:
             raise ValueError(f"HTTP {method} {pinned.host} failed: {type(exc).__name__}") from None
         headers = {k.lower(): v for k, v in response.headers.items()}
         return Answer(response.status_code, headers, content.decode("utf-8", "replace"))
-
-    async def _read(self, response: httpx.Response) -> bytes:
-        """The body, decoded (gzip and the like), refused past the policy's cap."""
-        cap, content = self._policy.max_response_bytes, b""
-        async for chunk in response.aiter_bytes():
-            content += chunk
-            if len(content) > cap:
-                raise ValueError(f"the response body is larger than {cap} bytes")
-        return content
 
     def _redacted(self, answer: Answer) -> Answer:
         """`answer` without the value of any secret this run used (a server may echo it)."""

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from engine.capabilities.desk import CapabilityDesk
 from engine.clock import Clock
 from engine.config import HttpPolicy
 from engine.domain.due import DueAction
@@ -24,12 +25,14 @@ from engine.domain.policies import retry_delay
 from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import tracing
 from engine.ops.logs import action_ids
+from engine.runs.capability_calls import CapabilityCalls
 from engine.runs.commit import Completion
 from engine.runs.follow_ups import FollowUps
 from engine.runs.host import BufferedHost
 from engine.runs.outbound_http import OutboundHttp
 from engine.runs.script_secrets import ScriptSecrets
 from engine.runs.unrecorded import UnrecordedWrites
+from engine.store.rows import NewRun
 from sandbox import (
     Limits,
     Outcome,
@@ -100,6 +103,8 @@ class RunEnv:
     secrets: SecretBox | None = None
     #: The operator's bounds on scripts' HTTP requests.
     http: HttpPolicy = field(default_factory=HttpPolicy)
+    #: The capabilities scripts may call (None: none on this node).
+    capabilities: CapabilityDesk | None = None
 
 
 async def execute(
@@ -111,19 +116,7 @@ async def execute(
     runtime, code = action.script
     limits = limits_for(action, profile)
     context = context_for(claimed)
-    secrets = ScriptSecrets(env.db, env.secrets, action.tenant_id)
-    http = OutboundHttp(
-        env.db,
-        action.tenant_id,
-        env.http,
-        secrets,
-        context.occurrence_id,
-        time.monotonic() + limits.timeout_s,
-    )
-    follow_ups = FollowUps(context.occurrence_id, env.clock.now())
-    host = BufferedHost(
-        env.db, action.tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups
-    )
+    host = host_for(env, context, limits, unrecorded)
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
@@ -132,8 +125,24 @@ async def execute(
         log.error("sandbox failed on action %s: %s", action.id, exc, extra=action_ids(action))
         outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
     finished_at = clock.now()
-    outcome = secrets.redactor().outcome(clean_outcome(outcome))
+    outcome = host.secrets.redactor().outcome(clean_outcome(outcome))
     return _completion(claimed, runtime, node, outcome, host, started_at, finished_at)
+
+
+def host_for(
+    env: RunEnv, context: ScriptContext, limits: Limits, unrecorded: UnrecordedWrites | None
+) -> BufferedHost:
+    """The host API of one run: its tenant's data, secrets, HTTP, capabilities, follow-ups."""
+    tenant_id, occurrence = context.tenant_id, context.occurrence_id
+    secrets = ScriptSecrets(env.db, env.secrets, tenant_id)
+    deadline = time.monotonic() + limits.timeout_s
+    http = OutboundHttp(env.db, tenant_id, env.http, secrets, occurrence, deadline)
+    desk = env.capabilities
+    calls = None if desk is None else CapabilityCalls(env.db, desk, context, deadline)
+    follow_ups = FollowUps(occurrence, env.clock.now())
+    return BufferedHost(
+        env.db, tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups, calls
+    )
 
 
 def _completion(
@@ -154,11 +163,11 @@ def _completion(
         events.append(("run.failed", failure, "engine"))
     times = (claimed.claimed_at, started_at, finished_at)
     trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
-    run = _run_row(claimed, runtime, node, outcome, started_at, finished_at)
-    run["trace_id"] = trace.trace_id if trace is not None else None
-    run["calls"] = host.call_records()
+    trace_id = trace.trace_id if trace is not None else None
+    run = _new_run(claimed, runtime, node, outcome, started_at, finished_at)
+    run = replace(run, trace_id=trace_id, calls=host.call_records())
     if not ok:
-        _log_failure(claimed, outcome.status, status, run["trace_id"])
+        _log_failure(claimed, outcome.status, status, trace_id)
     completion = Completion(
         action=action,
         claim_version=claimed.version,
@@ -211,19 +220,20 @@ def settle(
 def unstorable(completion: Completion, detail: str) -> Completion:
     """In place of a completion whose record the database refused: the attempt as an engine
     error (outcome crashed, none of its output or effects), retried like a failed run."""
-    run = completion.run | {
-        "outcome": str(OutcomeStatus.CRASHED),
-        "result": None,
-        "stdout": "",
-        "stderr": "",
-        "output_truncated": False,
-        "error_line": None,
-        "error": f"engine error: this run's record could not be stored ({detail}); "
+    run = replace(
+        completion.run,
+        outcome=str(OutcomeStatus.CRASHED),
+        result=None,
+        stdout="",
+        stderr="",
+        output_truncated=False,
+        error_line=None,
+        error=f"engine error: this run's record could not be stored ({detail}); "
         "its output and effects were discarded",
-    }
-    action, attempt = completion.action, run["attempt"]
-    status, reason, due_at = settle(action, attempt, False, run["finished_at"])
-    failed = [("run.failed", _failure(action, attempt, run["outcome"], run["error"]), "engine")]
+    )
+    action, attempt = completion.action, run.attempt
+    status, reason, due_at = settle(action, attempt, False, run.finished_at)
+    failed = [("run.failed", _failure(action, attempt, run.outcome, run.error), "engine")]
     return replace(
         completion,
         status=status,
@@ -247,36 +257,35 @@ def _failure(action: DueAction, attempt: int, outcome: str, error: str | None) -
     }
 
 
-def _run_row(
+def _new_run(
     claimed: Claimed,
     runtime: str,
     node: str,
     outcome: Outcome,
     started_at: datetime,
     finished_at: datetime,
-) -> dict[str, Any]:
+) -> NewRun:
     a = claimed.action
-    return {
-        "tenant_id": a.tenant_id,
-        "action_id": a.id,
-        "rule_id": a.rule_id,
-        "attempt": claimed.attempt,
-        "node": node,
-        "pid": outcome.pid,
-        "runtime": runtime,
-        "planned_at": a.due_at,
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "outcome": str(outcome.status),
-        "result": outcome.result,
-        "error": outcome.error,
-        "error_line": outcome.error_line,
-        "stdout": outcome.stdout,
-        "stderr": outcome.stderr,
-        "output_truncated": outcome.output_truncated,
-        "duration_ms": outcome.duration_s * 1000,
-        "cpu_ms": None if outcome.cpu_s is None else outcome.cpu_s * 1000,
-        "peak_memory_bytes": outcome.peak_memory_bytes,
-        "fuel": outcome.fuel,
-        "lateness_ms": max(0.0, (started_at - a.due_at).total_seconds() * 1000),
-    }
+    return NewRun(
+        tenant_id=a.tenant_id,
+        action_id=a.id,
+        rule_id=a.rule_id,
+        attempt=claimed.attempt,
+        node=node,
+        runtime=runtime,
+        planned_at=a.due_at,
+        started_at=started_at,
+        finished_at=finished_at,
+        outcome=str(outcome.status),
+        duration_ms=outcome.duration_s * 1000,
+        error=outcome.error,
+        pid=outcome.pid,
+        result=outcome.result,
+        error_line=outcome.error_line,
+        stdout=outcome.stdout,
+        stderr=outcome.stderr,
+        output_truncated=outcome.output_truncated,
+        cpu_ms=None if outcome.cpu_s is None else outcome.cpu_s * 1000,
+        peak_memory_bytes=outcome.peak_memory_bytes,
+        fuel=outcome.fuel,
+    )

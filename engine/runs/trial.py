@@ -7,18 +7,13 @@ in the run's buffer and are returned, never applied; no action or run is recorde
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from engine.deps import Deps
 from engine.domain.records import RuleSpec
 from engine.domain.validation import check_fields, check_quotas
-from engine.runs.follow_ups import FollowUps
-from engine.runs.host import BufferedHost
-from engine.runs.outbound_http import OutboundHttp
-from engine.runs.runner import MIB
-from engine.runs.script_secrets import ScriptSecrets
+from engine.runs.runner import MIB, RunEnv, host_for
 from sandbox import Limits, Outcome, ScriptContext, clean_outcome
 
 
@@ -64,13 +59,16 @@ async def test_run(
         occurrence_id=f"test-run:{now.isoformat()}",
     )
     limits = Limits(timeout_s=timeout_ms / 1000, memory_bytes=memory_mb * MIB)
-    secrets = ScriptSecrets(deps.db, deps.secrets, tenant_id)
-    deadline = time.monotonic() + limits.timeout_s
-    http = OutboundHttp(
-        deps.db, tenant_id, deps.config.http, secrets, context.occurrence_id, deadline
+    env = RunEnv(
+        deps.sandbox,
+        deps.db,
+        deps.clock,
+        deps.config.node_name,
+        deps.secrets,
+        deps.config.http,
+        deps.capabilities,
     )
-    follow_ups = FollowUps(context.occurrence_id, now)  # checked, never saved
-    host = BufferedHost(deps.db, tenant_id, secrets=secrets, http=http, follow_ups=follow_ups)
+    host = host_for(env, context, limits, None)  # follow-ups checked, never saved
     outcome = await deps.sandbox.runtime(runtime).run(code, context, limits, host)
-    redactor = secrets.redactor()
+    redactor = host.secrets.redactor()
     return TrialResult(redactor.outcome(clean_outcome(outcome)), redactor.json(host.preview()))

@@ -88,8 +88,7 @@ class EngineService:
     # writes
 
     async def create_rule(self, tenant_id: str, spec: RuleSpec) -> Rule:
-        rule_id = await rule_writes.create(self._deps, tenant_id, spec)
-        return await self.get_rule(tenant_id, rule_id)
+        return await rule_writes.create(self._deps, tenant_id, spec)
 
     async def update_rule(
         self,
@@ -168,7 +167,8 @@ class EngineService:
 
     async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
         profile = await self._deps.profile(tenant_id)
-        await rule_writes.validate(self._deps, tenant_id, spec, self._deps.clock.now(), profile)
+        now = self._deps.clock.now()
+        await rule_writes.validate(self._deps, spec, now, profile, now=now)
 
     # reads
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -22,28 +21,31 @@ from engine.ops import metrics, tracing
 from engine.service.row_records import MAX_ID
 from engine.service.rule_writes import load
 from engine.store import actions as action_store
+from engine.store.rows import NewAction
 from engine.store.snapshots import due_action, rule_snapshot
 
 #: Most occurrences one backfill may create.
 MAX_BACKFILL = 1000
+#: What a retry copies from the action it retries.
+_RETRIED = (
+    "tenant_id", "rule_id", "runtime", "code", "params", "timeout_ms", "memory_mb",
+    "scheduled_at", "priority",
+)  # fmt: skip
 
 
-def _manual_row(
-    rule: RowMapping, scheduled_at: datetime, now: datetime, key: str
-) -> dict[str, Any]:
-    return {
-        "tenant_id": rule["tenant_id"],
-        "rule_id": rule["id"],
-        "rule_version": rule["version"],
-        "key": key,
-        "scheduled_at": scheduled_at,
-        "due_at": now,
-        "status": ActionStatus.PENDING,
-        "max_attempts": rule["max_attempts"],
-        "priority": rule["priority"],
-        "created_at": now,
-        "trace_parent": tracing.current_parent(),
-    }
+def _by_hand(rule: RowMapping, scheduled_at: datetime, now: datetime, key: str) -> NewAction:
+    """An occurrence of `rule` run by hand, due now."""
+    return NewAction(
+        tenant_id=rule["tenant_id"],
+        scheduled_at=scheduled_at,
+        due_at=now,
+        key=key,
+        rule_id=rule["id"],
+        rule_version=rule["version"],
+        max_attempts=rule["max_attempts"],
+        priority=rule["priority"],
+        trace_parent=tracing.current_parent(),
+    )
 
 
 async def trigger(deps: Deps, tenant_id: str, rule_id: str) -> int:
@@ -51,7 +53,7 @@ async def trigger(deps: Deps, tenant_id: str, rule_id: str) -> int:
     async with deps.write() as conn:
         rule = await load(conn, tenant_id, rule_id)
         key = f"trigger:{secrets.token_hex(8)}"
-        action_id = await action_store.insert_action(conn, _manual_row(rule, now, now, key))
+        action_id = await action_store.insert_action(conn, _by_hand(rule, now, now, key), now)
     deps.wake(tenant_id)
     return action_id
 
@@ -82,7 +84,8 @@ async def backfill(
             key = f"backfill:{rule_id}:{at.isoformat()}"
             existing = await action_store.find_by_key(conn, tenant_id, key)
             if existing is None:
-                ids.append(await action_store.insert_action(conn, _manual_row(rule, at, now, key)))
+                new = _by_hand(rule, at, now, key)
+                ids.append(await action_store.insert_action(conn, new, now))
             else:
                 ids.append(existing["id"])
     deps.wake(tenant_id)
@@ -95,12 +98,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
     now = deps.clock.now()
     async with deps.write() as conn:
         row = await load_action(conn, tenant_id, action_id)
-        cancelled = {
-            "status": ActionStatus.CANCELLED,
-            "reason": SkipReason.USER,
-            "finished_at": now,
-        }
-        if not await action_store.update_unstarted(conn, row, cancelled, now):
+        if not await action_store.cancel_unstarted(conn, row, now):
             raise InvalidState(_not_cancellable(row))
         metrics.count_skips(SkipReason.USER, 1)
         await continue_chains(conn, [due_action(row)], now, deps.config.horizon_years)
@@ -110,7 +108,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
 def _not_cancellable(row: RowMapping) -> str:
     """Why a cancel changed nothing: a run that started is never interrupted (its script may
     have had effects already; its timeout bounds it)."""
-    if row["status"] != "running":
+    if row["status"] != ActionStatus.RUNNING:
         return (
             f"action {row['id']} is {row['status']} already: only an action that has not "
             "started can be cancelled"
@@ -138,34 +136,25 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
                 f"action {action_id} is {row['status']}: only a failed, expired, skipped "
                 "or cancelled action can be retried"
             )
-        copy = {
-            name: row[name]
-            for name in (
-                "tenant_id",
-                "rule_id",
-                "rule_version",
-                "runtime",
-                "code",
-                "params",
-                "timeout_ms",
-                "memory_mb",
-                "scheduled_at",
-                "priority",
-            )
-        }
-        copy |= {
-            "key": f"retry:{action_id}:{secrets.token_hex(4)}",
-            "due_at": now,
-            "status": ActionStatus.PENDING,
-            "max_attempts": 1,
-            "created_at": now,
-        }
+        version = row["rule_version"]
         if row["rule_id"] is not None:
-            rule = await load(conn, tenant_id, row["rule_id"])
-            copy["rule_version"] = rule["version"]
-        new_id = await action_store.insert_action(conn, copy)
+            version = (await load(conn, tenant_id, row["rule_id"]))["version"]
+        new_id = await action_store.insert_action(conn, _again(row, version, now), now)
     deps.wake(tenant_id)
     return new_id
+
+
+def _again(row: RowMapping, rule_version: int | None, now: datetime) -> NewAction:
+    """A new action for the occurrence of `row`, due now, tried once, of the rule's current
+    version (so that editing the rule cancels it like any pending occurrence)."""
+    copied = {name: row[name] for name in _RETRIED}
+    return NewAction(
+        **copied,
+        key=f"retry:{row['id']}:{secrets.token_hex(4)}",
+        due_at=now,
+        rule_version=rule_version,
+        max_attempts=1,
+    )
 
 
 async def load_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping:

@@ -19,9 +19,10 @@ from engine.domain.records import ActionStatus, SkipReason, TimelineEntry
 from engine.domain.validation import check_fields, parse_rule_schedule, require_aware, spec_with
 from engine.errors import InvalidRule
 from engine.recurrence import RangeTooLarge
-from engine.service.rule_writes import load, spec_from_row, spec_values
+from engine.service.rule_writes import load, spec_from_row
 from engine.store import actions as action_store
 from engine.store import runs as run_store
+from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions
 
@@ -170,7 +171,7 @@ async def preview_change(
     check_fields(spec)
     profile = await deps.profile(tenant_id)
     parse_rule_schedule(spec, row["created_at"], deps.schedule_limits(profile))
-    changed = rule_snapshot(dict(row) | spec_values(spec))
+    changed = rule_snapshot(dict(row) | rule_columns(spec))
     before = _upcoming(deps, rule_snapshot(row), count)
     after = _upcoming(deps, changed, count) if spec.enabled else []
     # As rule_writes.change finishes them: disabling a rule is a pause.

@@ -23,6 +23,7 @@ from engine.errors import InvalidRule, InvalidState
 from engine.ops import tracing
 from engine.service.rule_writes import load
 from engine.store import actions as action_store
+from engine.store.rows import NewAction
 from sandbox import RuntimeName
 
 _DEFAULTS = RuleSpec(name="-", schedule="-", code="")
@@ -118,25 +119,16 @@ async def _insert_one_off(
     values: dict[str, Any],
     now: datetime,
 ) -> int:
-    row = values | {
-        "tenant_id": tenant_id,
-        "key": key,
-        "status": ActionStatus.PENDING,
-        "created_at": now,
-    }
+    """Insert the one-off: its own script, or its rule's (then its attempts and, unless
+    given, its priority are the rule's)."""
     if rule is not None:
-        row = (
-            {"priority": rule["priority"]}
-            | row
-            | {
-                "rule_id": rule["id"],
-                "rule_version": rule["version"],
-                "max_attempts": rule["max_attempts"],
-            }
-        )
+        of_rule = {"rule_id": rule["id"], "rule_version": rule["version"]}
+        of_rule["max_attempts"] = rule["max_attempts"]
+        values = {"priority": rule["priority"]} | values | of_rule
+    new = NewAction(tenant_id=tenant_id, key=key, **values)
     try:
         async with conn.begin_nested():
-            return await action_store.insert_action(conn, row)
+            return await action_store.insert_action(conn, new, now)
     except IntegrityError as exc:
         raise InvalidState(
             f"an action with key {key!r} was submitted at the same moment: submit again"

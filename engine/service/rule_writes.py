@@ -10,7 +10,7 @@ leaves a trace").
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +18,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
-from engine.domain.due import RuleSnapshot
+from engine.domain.due import Planned, RuleSnapshot
 from engine.domain.occurrences import (
     gap_traces,
     next_occurrence,
@@ -26,7 +26,7 @@ from engine.domain.occurrences import (
     planned,
     rule_schedule,
 )
-from engine.domain.records import ActionStatus, RuleSpec, SkipReason
+from engine.domain.records import ActionStatus, Rule, RuleSpec, SkipReason
 from engine.domain.validation import (
     check_code,
     check_fields,
@@ -41,9 +41,12 @@ from engine.errors import (
     StaleVersion,
 )
 from engine.ops import metrics, tracing
+from engine.recurrence import Schedule
 from engine.service import rule_etags
+from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
+from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from tenants.ids import new_id
 from tenants.quotas import TenantProfile
@@ -53,32 +56,34 @@ _SPEC_NAMES = tuple(f.name for f in fields(RuleSpec))
 MAX_RACES = 5
 
 
-def spec_values(spec: RuleSpec) -> dict[str, Any]:
-    values = {name: getattr(spec, name) for name in _SPEC_NAMES}
-    for name in ("misfire_policy", "overlap_policy", "dst_gap", "dst_repeat"):
-        values[name] = str(values[name])
-    return values
-
-
 def spec_from_row(row: RowMapping) -> RuleSpec:
     return RuleSpec(**{name: row[name] for name in _SPEC_NAMES})
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A rule that passed every check: its schedule and its first occurrence after the check
+    (a save plans that one, without evaluating the schedule again)."""
+
+    schedule: Schedule
+    first_at: datetime
+
+
 async def validate(
     deps: Deps,
-    tenant_id: str,
     spec: RuleSpec,
-    anchor: datetime,
+    created_at: datetime,
     profile: TenantProfile,
     *,
+    now: datetime,
     with_code: bool = True,
-) -> dict[str, Any]:
-    """Check everything about `spec` against the tenant's `profile`; returns the rule values."""
+) -> Checked:
+    """Check everything about `spec` against the tenant's `profile`, as of `now`."""
     check_fields(spec)
     check_quotas(spec, profile.quotas)
-    schedule = parse_rule_schedule(spec, anchor, deps.schedule_limits(profile))
-    values = spec_values(spec) | {"tenant_id": tenant_id, "created_at": anchor}
-    if next_occurrence(schedule, spec, deps.clock.now()) is None:
+    schedule = parse_rule_schedule(spec, created_at, deps.schedule_limits(profile))
+    first_at = next_occurrence(schedule, spec, now)
+    if first_at is None:
         raise InvalidRuleSchedule(
             "schedule",
             "has no occurrence after now within the rule's start/end window",
@@ -86,18 +91,14 @@ async def validate(
         )
     if with_code:
         await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
-    return values
+    return Checked(schedule, first_at)
 
 
-async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
+async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
+    """Save a new rule and plan its first occurrence; the rule as stored."""
     now = deps.clock.now()
     profile = await deps.profile(tenant_id)
-    values = await validate(deps, tenant_id, spec, now, profile)
-    rule_id = new_id("r")
-    values |= {"id": rule_id, "version": 1, "edited_version": 1}
-    values |= {"created_at": now, "updated_at": now}
-    values |= {"paused_at": None if spec.enabled else now}  # created paused: paused since now
-    values |= {"deleted_at": None}
+    checked = await validate(deps, spec, now, profile, now=now)
     async with deps.write() as conn:
         if await rule_store.count_rules(conn, tenant_id) >= profile.quotas.max_rules:
             raise QuotaExceeded(
@@ -105,11 +106,17 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> str:
                 f"this tenant already has {profile.quotas.max_rules} rules, its limit: "
                 "delete one or ask the operator to raise max_rules",
             )
-        await rule_store.insert_rule(conn, values)
-        if spec.enabled:
-            await _plan_next(conn, rule_snapshot(values), deps, now)
+        rule = await rule_store.insert_rule(conn, spec, tenant_id, new_id("r"), now)
+        plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
+        await action_store.insert_planned(conn, plans, now)
+        row = await load(conn, tenant_id, rule.id)
     deps.wake(tenant_id)
-    return rule_id
+    return rule_from_row(
+        row,
+        schedule_text=checked.schedule.describe().text,
+        next_run_at=plans[-1].due_at if plans else None,
+        last_outcome=None,
+    )
 
 
 async def load(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping:
@@ -158,8 +165,9 @@ async def _write_change(
     spec = spec_with(spec_from_row(row), changes)
     with_code = "code" in changes or "runtime" in changes
     profile = await deps.profile(tenant_id)
-    values = await validate(deps, tenant_id, spec, row["created_at"], profile, with_code=with_code)
     now = deps.clock.now()
+    await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
+    values = rule_columns(spec)
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
     values |= {"updated_at": now}
@@ -169,8 +177,6 @@ async def _write_change(
         values |= {"paused_at": now if is_pause else None}
     if is_pause:
         reason = SkipReason.PAUSED
-    values.pop("tenant_id")
-    values.pop("created_at")
     async with deps.write() as conn:
         if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
             return False
@@ -203,14 +209,21 @@ async def _trace_pause(
 
 
 async def _plan_next(conn: AsyncConnection, rule: RuleSnapshot, deps: Deps, now: datetime) -> None:
-    """Plan the rule's first occurrence after now, with a trace of each wall time a DST gap
-    removes before it (later ones are written as its chain advances)."""
     schedule = rule_schedule(rule, deps.config.horizon_years)
-    found = next_occurrence(schedule, rule, now)
+    plans = _plans(schedule, rule, now, next_occurrence(schedule, rule, now))
+    await action_store.insert_planned(conn, plans, now)
+
+
+def _plans(
+    schedule: Schedule, rule: RuleSnapshot, now: datetime, found: datetime | None
+) -> list[Planned]:
+    """The rule's first occurrence after now (`found`; None: it has none left), with a trace
+    of each wall time a DST gap removes before it (later ones are written as its chain
+    advances): the pending one last."""
     plans = gap_traces(schedule, rule, now, found)
     if found is not None:
         plans.append(replace(planned(rule, found), trace_parent=tracing.current_parent()))
-    await action_store.insert_planned(conn, plans, now)
+    return plans
 
 
 async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:
@@ -229,7 +242,7 @@ async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int
         if not await rule_store.update_rule(conn, tenant_id, rule_id, version, values):
             raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
         finished = await action_store.finish_pending_of_rule(
-            conn, rule_id, "cancelled", SkipReason.RULE_DELETED, now
+            conn, rule_id, ActionStatus.CANCELLED, SkipReason.RULE_DELETED, now
         )
         metrics.count_skips(SkipReason.RULE_DELETED, finished)
         await action_store.delete_gap_traces_after(conn, rule_id, now)

@@ -16,14 +16,15 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnElement
 
 from engine.domain.due import Planned
-from engine.domain.records import ActionStatus
-from engine.store.snapshots import planned_row
+from engine.domain.records import ActionStatus, SkipReason
+from engine.store.rows import NewAction, action_row, planned_action
 from engine.store.tables import actions
 
 
-async def insert_action(conn: AsyncConnection, values: Mapping[str, Any]) -> int:
-    result = await conn.execute(actions.insert().values(**values).returning(actions.c.id))
-    return int(result.scalar_one())
+async def insert_action(conn: AsyncConnection, new: NewAction, now: datetime) -> int:
+    """Insert one action; its id."""
+    statement = actions.insert().values(**action_row(new, now)).returning(actions.c.id)
+    return int((await conn.execute(statement)).scalar_one())
 
 
 async def insert_actions(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -35,16 +36,20 @@ async def insert_actions(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]
 async def insert_planned(conn: AsyncConnection, plans: Sequence[Planned], now: datetime) -> None:
     """Write the occurrences the domain planned (next ones and traces) in one statement."""
     if plans:
-        await conn.execute(actions.insert(), [planned_row(p, now) for p in plans])
+        rows = [action_row(planned_action(p), now) for p in plans]
+        await conn.execute(actions.insert(), rows)
 
 
-async def insert_unless_keyed(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
-    """Insert `rows`, each but those whose key the tenant already uses (that action stays)."""
-    if not rows:
+async def insert_unless_keyed(
+    conn: AsyncConnection, made: Sequence[tuple[NewAction, datetime]]
+) -> None:
+    """Insert each action (with the instant it was made) but those whose key the tenant
+    already uses (that action stays)."""
+    if not made:
         return
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
     statement = dialect.insert(actions).on_conflict_do_nothing(index_elements=["tenant_id", "key"])
-    await conn.execute(statement, [dict(r) for r in rows])
+    await conn.execute(statement, [action_row(new, now) for new, now in made])
 
 
 async def get_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping | None:
@@ -108,6 +113,13 @@ async def update_unstarted(
         .values(**values, **_UNCLAIMED, version=action["version"] + 1)
     )
     return result.rowcount == 1
+
+
+async def cancel_unstarted(conn: AsyncConnection, action: RowMapping, now: datetime) -> bool:
+    """Cancel (reason user) an action that has not started, as `update_unstarted` changes it;
+    whether it was cancelled."""
+    cancelled = {"status": ActionStatus.CANCELLED, "reason": SkipReason.USER, "finished_at": now}
+    return await update_unstarted(conn, action, cancelled, now)
 
 
 async def finish_pending_of_rule(

@@ -10,7 +10,10 @@ from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.domain.records import ActionStatus
+from engine.domain.due import RuleSnapshot
+from engine.domain.records import ActionStatus, RuleSpec
+from engine.store.rows import rule_row
+from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions, rules, runs
 
 
@@ -18,8 +21,13 @@ def _visible(tenant_id: str) -> Any:
     return (rules.c.tenant_id == tenant_id) & rules.c.deleted_at.is_(None)
 
 
-async def insert_rule(conn: AsyncConnection, values: Mapping[str, Any]) -> None:
-    await conn.execute(rules.insert().values(**values))
+async def insert_rule(
+    conn: AsyncConnection, spec: RuleSpec, tenant_id: str, rule_id: str, now: datetime
+) -> RuleSnapshot:
+    """Insert a new rule; its snapshot, as written."""
+    row = rule_row(spec, tenant_id, rule_id, now)
+    await conn.execute(rules.insert().values(**row))
+    return rule_snapshot(row)
 
 
 async def get_rule(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping | None:

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine.store.rows import NewRun, run_row
 from engine.store.tables import runs
 
 
-async def insert_runs(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
-    if rows:
-        await conn.execute(runs.insert(), [dict(r) for r in rows])
+async def insert_runs(conn: AsyncConnection, new: Sequence[NewRun]) -> None:
+    if new:
+        await conn.execute(runs.insert(), [run_row(r) for r in new])
 
 
 async def ids_by_attempt(conn: AsyncConnection, action_ids: set[int]) -> dict[tuple[int, int], int]:

@@ -1,17 +1,17 @@
-"""Rows to records and records to rows: the store's boundary with the rest of the engine.
+"""Rows to records: the store's boundary with the rest of the engine (rows it writes are built
+in `engine.store.rows`).
 
 Rules read next to their actions come aliased `r_<column>` (a join); this module is the only
-place that knows it. Every new `actions` row of a planned occurrence is built by `planned_row`.
+place that knows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import fields
-from datetime import datetime
 from typing import Any
 
-from engine.domain.due import DueAction, Planned, RuleSnapshot
+from engine.domain.due import DueAction, RuleSnapshot
 from engine.domain.records import ActionStatus, MisfirePolicy, OverlapPolicy
 
 #: Rule columns a snapshot holds besides id and tenant_id.
@@ -45,26 +45,3 @@ def joined_due_action(row: Mapping[Any, Any]) -> DueAction:
     """A due action read with its rule's columns aliased `r_<column>` (None: a one-off)."""
     has_rule = row["rule_id"] is not None and row["r_id"] is not None
     return due_action(row, rule_snapshot(row, "r_") if has_rule else None)
-
-
-def planned_row(planned: Planned, now: datetime) -> dict[str, Any]:
-    """The `actions` row of a planned occurrence: pending, or skipped with its reason."""
-    rule = planned.rule
-    row = {
-        "tenant_id": rule.tenant_id,
-        "rule_id": rule.id,
-        "rule_version": rule.version,
-        "scheduled_at": planned.scheduled_at,
-        "due_at": planned.due_at,
-        "status": ActionStatus.PENDING,
-        "attempt": 0,
-        "max_attempts": rule.max_attempts,
-        "priority": rule.priority,
-        "reason": None,
-        "created_at": now,
-        "finished_at": None,
-        "trace_parent": planned.trace_parent,
-    }
-    if planned.reason is not None:
-        row |= {"status": ActionStatus.SKIPPED, "reason": planned.reason, "finished_at": now}
-    return row

@@ -76,6 +76,16 @@ async def post_pinned(
     )
 
 
+async def read_capped(response: httpx.Response, cap_bytes: int, what: str = "response") -> bytes:
+    """The body, decoded (gzip and the like); ValueError past `cap_bytes` (refused, not cut)."""
+    content = b""
+    async for chunk in response.aiter_bytes():
+        content += chunk
+        if len(content) > cap_bytes:
+            raise ValueError(f"the {what} body is larger than {cap_bytes} bytes")
+    return content
+
+
 def new_client() -> httpx.AsyncClient:
     """A client for pinned requests: no redirects, no proxies, no connection kept alive."""
     return httpx.AsyncClient(

@@ -54,6 +54,7 @@ _KV_OPS = {
     "set_if": "kv_set_if",
     "secret": "secret_get",
     "http": "http_request",
+    "call": "capability_call",
 }
 _encode = json.JSONEncoder(separators=(",", ":")).encode
 

@@ -28,10 +28,10 @@ so a run does little of either:
 A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
 `__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
 operations `get`, `set`, `delete`, `keys`, `incr`, `set_if`; `ctx.secrets.get` is `secret`,
-`ctx.http.request` is `http`, `ctx.schedule` is `schedule`). Answers are JSON: `[value]`, or
-the refusal's message as a string, or `1` when the answer did not fit the room offered and
-must be fetched with `__again`. `print` is routed over the same channel (WASI stdout is not
-connected at all), so output is capped as it is written.
+`ctx.http.request` is `http`, `ctx.call` is `call`, `ctx.schedule` is `schedule`). Answers
+are JSON: `[value]`, or the refusal's message as a string, or `1` when the answer did not fit
+the room offered and must be fetched with `__again`. `print` is routed over the same channel
+(WASI stdout is not connected at all), so output is capped as it is written.
 
 Loading bytecode interns each global, attribute, argument, function and class name and each
 short string (~7 000 fuel each, unless it is one of MicroPython's static qstrs such as `get`,
@@ -97,6 +97,9 @@ class X:
 
     def schedule(self, key, value=None, name=None):
         return call("schedule", key, value, name)
+
+    def call(self, key, value=None):
+        return call("call", key, value)
 
     def secret_ref(self, key):
         return "{{secret:" + key + "}}"

@@ -1,4 +1,5 @@
-"""What a python script sees: `ctx`, `ctx.kv`, `ctx.secrets`, `ctx.http`, `ctx.rule`, `HostError`.
+"""What a python script sees: `ctx`, `ctx.kv`, `ctx.secrets`, `ctx.http`, `ctx.call`, `ctx.rule`,
+`HostError`.
 
 They live in the worker. Each exposes only its documented methods (no public attributes
 beyond them; underscore names are unreachable from RestrictedPython code) and sends every
@@ -119,6 +120,11 @@ class Ctx:
         datetime), committed with the run's effects; returns its key."""
         text = run_at.isoformat() if hasattr(run_at, "isoformat") else run_at
         return str(self._call("schedule", [text, params, key]))
+
+    def call(self, name: str, args: Any = None) -> Any:
+        """Call capability `name` of the embedding product (granted to the tenant by the
+        operator) with JSON `args`; its JSON answer, or HostError if refused or failed."""
+        return self._call("capability_call", [name, args])
 
     def secret_ref(self, name: str) -> str:
         """A header value the engine replaces with secret `name`, unseen by the script."""

@@ -20,7 +20,12 @@ from typing import Any
 import wasmtime
 
 from sandbox.contract import OutcomeStatus
-from sandbox.hostcalls import HTTP_URL_CHARS, SECRET_NAME_CHARS, HostCallRefused
+from sandbox.hostcalls import (
+    CAPABILITY_NAME_CHARS,
+    HTTP_URL_CHARS,
+    SECRET_NAME_CHARS,
+    HostCallRefused,
+)
 from sandbox.wasm.guest import GuestRun, GuestStopped
 from sandbox.worker import Refused
 
@@ -136,6 +141,16 @@ def http_request(caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int, op: i
     return _give(caller, run.host_call("http_request", fields), op, oc)
 
 
+def capability_call(
+    caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int, op: int, oc: int
+) -> int:
+    request = _json(caller, rp, rl, run.limits.value_bytes + CAPABILITY_NAME_CHARS + 64)
+    if not isinstance(request, dict):
+        raise HostCallRefused('a capability call is a JSON object {"name", "args"}')
+    answer = run.host_call("capability_call", [request.get("name"), request.get("args")])
+    return _give(caller, answer, op, oc)
+
+
 def schedule(caller: wasmtime.Caller, run: GuestRun, rp: int, rl: int) -> int:
     request = _json(caller, rp, rl, run.limits.value_bytes + 1024)
     if not isinstance(request, dict):
@@ -189,6 +204,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., int], int]] = {
     "kv_set_if": (kv_set_if, 6),
     "secret_get": (secret_get, 4),
     "http_request": (http_request, 4),
+    "call": (capability_call, 4),
     "schedule": (schedule, 2),
     "emit": (emit, 4),
     "log": (log, 2),

@@ -60,6 +60,8 @@ RECORDS: dict[str, type[BaseModel]] = {
     "SecretPublic": cadenza_client.models.tenants.Secret,
     "HttpAllowListPublic": cadenza_client.models.tenants.HttpAllowList,
     "RunCallPublic": cadenza_client.models.runs.RunCall,
+    "CapabilityPublic": cadenza_client.Capability,
+    "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {

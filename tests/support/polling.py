@@ -2,6 +2,8 @@
 
 The engine runs actions on its own schedule, so tests watch for the result over HTTP or in the
 database; the short pause between polls only spares the server, it synchronises nothing.
+Tests that run the engine in their own event loop wait with `support.waiting.eventually`
+instead, which awaits its probe and never blocks that loop.
 """
 
 from __future__ import annotations

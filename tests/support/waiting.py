@@ -1,4 +1,10 @@
-"""Waiting for the engine to reach a state: poll the database until a condition holds."""
+"""Waiting for the engine to reach a state: poll the database until a condition holds.
+
+The async twin of `support.polling.until`, and both are needed: a test that runs the engine
+on its own event loop must await its probe (a database read) and yield between polls, where
+`time.sleep` would stop the very engine it waits for; a test of a server in another process
+probes over plain blocking HTTP and has no loop to await on.
+"""
 
 from __future__ import annotations
 

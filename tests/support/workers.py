@@ -3,13 +3,17 @@ own) for the crash, stop and multi-node tests."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from support.processes import CADENZA, node_env
+from support.waiting import eventually
 
 #: Short leases, so a killed worker's claims are taken over within seconds.
 WORKER_ENV = {
@@ -79,3 +83,28 @@ def workers(
     finally:
         for process in started:
             stop(process)
+
+
+async def kill_mid_call(
+    database_url: str,
+    log_dir: Path,
+    called: Callable[[], Awaitable[bool]],
+    release: threading.Event,
+    finished: Callable[[], Awaitable[bool]],
+    **env: str,
+) -> None:
+    """A worker is killed -9 once `called` (a call of its run is in flight); then the call's
+    receiver is released and a second worker takes the occurrence back, until `finished`."""
+    first = start_worker(database_url, "first", log_dir, **env)
+    try:
+        await eventually(called, timeout_s=60)
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait()
+    finally:
+        stop(first)
+    release.set()
+    second = start_worker(database_url, "second", log_dir, **env)
+    try:
+        await eventually(finished, timeout_s=90)
+    finally:
+        stop(second)

@@ -7,6 +7,7 @@ Set `CADENZA_UI_SCREENSHOTS=<dir>` to also save screenshots of the main screens 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import uuid
@@ -17,6 +18,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 from support.ci import missing
+from support.host_product import IN_PROCESS, PLUGIN_DIR
 from support.processes import Server, running_server
 
 CHROMIUM = os.environ.get("CADENZA_CHROMIUM", "/usr/bin/chromium")
@@ -62,6 +64,10 @@ def server(sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     env = {"CADENZA_ADMIN_TOKEN": OPERATOR_TOKEN}
     # Scripts' HTTP may reach the tests' stand-in services on loopback (`ctx.http`).
     env |= {"CADENZA_HTTP_SCHEMES": "https,http", "CADENZA_HTTP_ALLOW_PRIVATE": "true"}
+    # Capabilities scripts may call (`ctx.call`): the test plugin's, performed in-process.
+    registry = path.with_name("capabilities.json")
+    registry.write_text(json.dumps({"capabilities": IN_PROCESS}))
+    env |= {"CADENZA_CAPABILITIES_FILE": str(registry), "PYTHONPATH": str(PLUGIN_DIR)}
     with running_server(f"sqlite+aiosqlite:///{path}", env=env) as started:
         yield started
 

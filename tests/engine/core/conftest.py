@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
+from capability_trials import every_runtime, host_product, policy  # noqa: F401  (fixtures)
 from http_trials import both_pythons, stand_in  # noqa: F401  (fixtures)
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.moments import START

@@ -84,7 +84,7 @@ async def test_a_record_the_database_refuses_fails_alone(
     innocent = await _completions(db, sandbox, clock, other.id)
     [bad] = await _completions(db, sandbox, clock, tenant_id)
     # A lone surrogate cannot be encoded for either database: this record cannot be stored.
-    unstorable = replace(bad, run=bad.run | {"stdout": "\ud800"})
+    unstorable = replace(bad, run=replace(bad.run, stdout="\ud800"))
     batch = [*innocent[:10], unstorable, *innocent[10:]]
     recorded = await asyncio.gather(*(completer.submit(c) for c in batch))
 

@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
 from support.postgres import PostgresCluster, find_bin_dir
 from support.processes import run_cli
-from waiting import eventually
+from support.waiting import eventually
 from workers import start_worker, stop
 
 from bench.ours import one_off

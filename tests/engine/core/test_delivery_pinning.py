@@ -20,8 +20,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.threaded_server import serving
+from support.waiting import eventually
 from support.webhooks import point_webhook
-from waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig

@@ -11,7 +11,7 @@ from http_trials import trial
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import RuleSpec

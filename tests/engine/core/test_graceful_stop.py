@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 from workers import start_worker, stop
 
 from bench.ours import one_off

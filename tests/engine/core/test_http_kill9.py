@@ -4,29 +4,18 @@ effects are committed exactly once."""
 
 from __future__ import annotations
 
-import os
-import signal
 from datetime import UTC, datetime
 from pathlib import Path
 
 from http_trials import allow
-from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from stored import kv_value
+from stored import committed_runs, is_succeeded, kv_value
 from support.stand_in import StandIn
-from waiting import eventually
-from workers import start_worker, stop
+from support.workers import kill_mid_call
 
 from engine.service import EngineService
-from engine.store.tables import actions, runs
 
 HTTP_ENV = {"CADENZA_HTTP_SCHEMES": "https,http", "CADENZA_HTTP_ALLOW_PRIVATE": "true"}
-
-
-async def _status(db: AsyncEngine, action_id: int) -> str:
-    async with db.connect() as conn:
-        query = select(actions.c.status).where(actions.c.id == action_id)
-        return str((await conn.execute(query)).scalar_one())
 
 
 async def test_kill_9_mid_call_repeats_the_call_with_its_key_and_commits_once(
@@ -48,32 +37,19 @@ async def test_kill_9_mid_call_repeats_the_call_with_its_key_and_commits_once(
         tenant_id, run_at=datetime.now(UTC), key="once", code=code
     )
     action_id = submitted.action.id
-    first = start_worker(database_url, "first", tmp_path, **HTTP_ENV)
-    try:
-        await eventually(lambda: _received(stand_in, 1), timeout_s=60)
-        os.kill(first.pid, signal.SIGKILL)
-        first.wait()
-    finally:
-        stop(first)
-    stand_in.release.set()
-    second = start_worker(database_url, "second", tmp_path, **HTTP_ENV)
-    try:
-        await eventually(lambda: _succeeded(db, action_id), timeout_s=90)
-    finally:
-        stop(second)
+    await kill_mid_call(
+        database_url,
+        tmp_path,
+        lambda: _received(stand_in, 1),
+        stand_in.release,
+        lambda: is_succeeded(db, action_id),
+        **HTTP_ENV,
+    )
     keys = [headers["Idempotency-Key"] for _, _, headers, _ in stand_in.received]
     assert len(keys) == 2 and keys[0] == keys[1] and keys[0].endswith("/0")
     assert await kv_value(db, tenant_id, "sent") == 1
-    async with db.connect() as conn:
-        committed = select(func.count()).where(
-            runs.c.action_id == action_id, runs.c.committed.is_(True)
-        )
-        assert (await conn.execute(committed)).scalar_one() == 1
+    assert await committed_runs(db, action_id) == 1
 
 
 async def _received(stand_in: StandIn, count: int) -> bool:
     return len(stand_in.received) >= count
-
-
-async def _succeeded(db: AsyncEngine, action_id: int) -> bool:
-    return await _status(db, action_id) == "succeeded"

@@ -11,7 +11,7 @@ from counters import READ_MODIFY_WRITE
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig

@@ -8,7 +8,7 @@ from typing import Any
 from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.service import EngineService

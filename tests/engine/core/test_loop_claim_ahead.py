@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import Action, ActionStatus, RuleSpec

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 from workers import start_worker, stop
 
 from engine.service import EngineService

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.postgres import PostgresCluster
-from waiting import eventually
+from support.waiting import eventually
 from workers import workers
 
 from engine.config import EngineConfig

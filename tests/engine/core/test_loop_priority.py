@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 
 from bench.ours import one_off
 from engine.clock import ManualClock

@@ -9,7 +9,7 @@ from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import ActionStatus, RuleSpec

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import ActionStatus, RuleSpec

@@ -14,7 +14,7 @@ from prometheus_client import REGISTRY
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.moments import START
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import RuleSpec

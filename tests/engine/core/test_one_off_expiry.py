@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from waiting import eventually
+from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import Action, ActionStatus, RuleSpec

@@ -4,16 +4,13 @@ script seeing them, and a stable idempotency key per occurrence and call index."
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from http_trials import LOOPBACK_ALLOWED, allow, trial
+from retried_occurrence import run_twice
 from support.stand_in import StandIn
-from waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig, HttpPolicy
-from engine.domain.records import RuleSpec
 from engine.service import EngineService
 from tenants import tenant_secrets
 
@@ -144,31 +141,14 @@ async def test_a_retried_occurrence_presents_the_same_keys_and_its_calls_are_rec
     service: EngineService, db, tenant_id, clock: ManualClock, stand_in: StandIn
 ) -> None:
     await allow(db, tenant_id, stand_in.origin)
-    code = (
-        "def main(ctx):\n"
+    calls = (
         f"    ctx.http.request('GET', '{stand_in.origin}/rates')\n"
         f"    ctx.http.request('POST', '{stand_in.origin}/echo', None, 'x')\n"
-        "    if ctx.attempt == 1:\n"
-        "        raise ValueError('first attempt fails after its calls')\n"
-        "    return ctx.attempt\n"
     )
-    spec = RuleSpec(name="h", schedule="* * * * *", code=code, max_attempts=2, backoff_s=1)
-    rule = await service.create_rule(tenant_id, spec)
-    await service.start()
-    assert rule.next_run_at is not None
-    clock.set(rule.next_run_at)
-
-    async def runs(count: int) -> object:
-        found = (await service.list_runs(tenant_id, rule_id=rule.id)).items
-        return found if len(found) >= count else None
-
-    await eventually(lambda: runs(1))
-    clock.advance(timedelta(seconds=30))
-    done = await eventually(lambda: runs(2))
+    done = await run_twice(service, tenant_id, clock, calls)
     keys = [headers["Idempotency-Key"] for _, _, headers, _ in stand_in.received]
     assert len(keys) == 4 and keys[:2] == keys[2:] and keys[0] != keys[1]
-    for summary in done:  # type: ignore[attr-defined]
-        run = await service.get_run(tenant_id, summary.id)
+    for run in done:
         assert run.calls is not None
         assert [(c.method, c.host, c.status) for c in run.calls] == [
             ("GET", "127.0.0.1", 200),

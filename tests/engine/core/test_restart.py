@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
 from support.processes import running_server
-from waiting import eventually
+from support.waiting import eventually
 from workers import start_worker, stop
 
 from engine.config import EngineConfig

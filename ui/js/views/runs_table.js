@@ -40,12 +40,13 @@ function runDetails(run) {
   return parts;
 }
 
-/** The run's outbound calls (ctx.http): what, where, how it ended; never a payload. */
+/** The run's outbound calls in order (ctx.http and ctx.call): what, where, how it ended; never
+ * a payload. A capability's row names it; its status is the product's, "ok" when in-process. */
 function callsTable(calls) {
   return h("div", {}, h("h4", {}, "Calls"), h("table", { class: "list calls" },
-    h("thead", {}, h("tr", {}, ["Method", "Host", "Status", "Duration", "Sent", "Received"].map((t) => h("th", { scope: "col" }, t)))),
+    h("thead", {}, h("tr", {}, ["Kind", "Method", "Host / capability", "Status", "Duration", "Sent", "Received"].map((t) => h("th", { scope: "col" }, t)))),
     h("tbody", {}, calls.map((c) => h("tr", {},
-      h("td", {}, c.method), h("td", { class: "mono" }, c.host), h("td", {}, c.status ?? (c.error || "—")),
+      h("td", {}, c.kind), h("td", {}, c.method), h("td", { class: "mono" }, c.host), h("td", {}, c.error || (c.status ?? "ok")),
       h("td", {}, ms(c.duration_ms)), h("td", {}, bytes(c.bytes_sent)), h("td", {}, bytes(c.bytes_received)))))));
 }
 

@@ -1,5 +1,5 @@
-// What the tenant lends its scripts: secrets (write-only: a value goes in and never comes back)
-// and the origins ctx.http may call.
+// What the tenant lends its scripts: secrets (write-only: a value goes in and never comes back),
+// the origins ctx.http may call, and the capabilities of the product ctx.call may call.
 import * as api from "../api.js";
 import { field, fill, h, problemBox, toast } from "../dom.js";
 import { when } from "../format.js";
@@ -83,4 +83,28 @@ export async function showAllowList(section) {
       field("Allowed origins", entries, "One per line: https://api.example.com or https://*.example.com"),
       h("div", { class: "actions needs-admin" }, h("button", { type: "submit" }, "Save allow-list"))),
     schemes, status);
+}
+
+/** The capabilities the operator granted this tenant (read-only here), each with its schema. */
+export async function showCapabilities(section) {
+  let body;
+  try {
+    const granted = await api.get("/v1/capabilities");
+    body = granted.length ? capabilitiesTable(granted)
+      : h("p", { class: "muted empty" }, "No capabilities granted: the operator grants them.");
+  } catch (error) {
+    body = problemBox(error);
+  }
+  fill(section, h("h2", {}, "Capabilities"),
+    h("p", { class: "muted" }, "Scripts call them with ctx.call(name, args); the arguments must match the schema."),
+    body);
+}
+
+function capabilitiesTable(capabilities) {
+  return h("table", { class: "list capabilities" },
+    h("thead", {}, h("tr", {}, ["Name", "What it does", "Arguments (JSON Schema)", "Largest answer"].map((t) => h("th", { scope: "col" }, t)))),
+    h("tbody", {}, capabilities.map((c) => h("tr", {},
+      h("td", { class: "mono" }, c.name), h("td", {}, c.description || "—"),
+      h("td", {}, h("details", {}, h("summary", {}, "schema"), h("pre", { class: "mono" }, JSON.stringify(c.args_schema, null, 2)))),
+      h("td", {}, `${c.max_answer_bytes} bytes`)))));
 }

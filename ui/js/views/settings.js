@@ -1,9 +1,9 @@
-// The tenant's settings: quotas and today's usage, the webhook, secrets and the HTTP allow-list
-// for scripts, and (for admins) API keys.
+// The tenant's settings: quotas and today's usage, the webhook, secrets, the HTTP allow-list and
+// the granted capabilities for scripts, and (for admins) API keys.
 import * as api from "../api.js";
 import { field, fill, h, problemBox, toast } from "../dom.js";
 import { when } from "../format.js";
-import { showAllowList, showSecrets } from "./script_access.js";
+import { showAllowList, showCapabilities, showSecrets } from "./script_access.js";
 
 /** A secret shown once, with a copy button. */
 export function secretOnce(label, secret) {
@@ -19,9 +19,11 @@ export async function settingsView(main) {
   const keys = h("section", { class: "card" });
   const secrets = h("section", { class: "card" });
   const allowList = h("section", { class: "card" });
+  const capabilities = h("section", { class: "card" });
   fill(main, h("h1", {}, "Settings"), h("div", { class: "columns" }, tenant, webhook),
-    h("div", { class: "columns" }, secrets, allowList), keys);
-  await Promise.all([showTenant(tenant), showWebhook(webhook), showKeys(keys), showSecrets(secrets), showAllowList(allowList)]);
+    h("div", { class: "columns" }, secrets, allowList), capabilities, keys);
+  await Promise.all([showTenant(tenant), showWebhook(webhook), showKeys(keys), showSecrets(secrets),
+    showAllowList(allowList), showCapabilities(capabilities)]);
 }
 
 async function showTenant(section) {
