@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import httpx
@@ -66,6 +67,11 @@ class CapabilitySpec:
             raise CapabilityConfigError(
                 f"{where}: 'schema' is not a JSON Schema: {exc.message}"
             ) from None
+
+    @cached_property
+    def validator(self) -> Draft202012Validator:
+        """The schema's validator, built once per spec rather than once per call."""
+        return Draft202012Validator(self.schema)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ import time
 from enum import StrEnum
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -138,7 +137,7 @@ def _size(value: Any) -> int:
 
 def _validate(spec: CapabilitySpec, args: Any) -> None:
     """Refuse `args` unless they match the spec's schema, naming the first failing path."""
-    error = best_match(Draft202012Validator(spec.schema).iter_errors(args))
+    error = best_match(spec.validator.iter_errors(args))
     if error is not None:
         raise Refused(
             f"capability {spec.name!r}: the arguments do not match its schema at "

@@ -90,9 +90,11 @@ def test_a_script_reads_only_its_own_tenants_secrets(new_tenant) -> None:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
+    # With a letter: a secret of digits alone can turn up inside a float of the answer
+    # (its CPU seconds) without having leaked from anywhere.
     secret=st.text(
         st.characters(min_codepoint=33, max_codepoint=0x2FF), min_size=8, max_size=40
-    ).filter(lambda v: v != "[secret]"),
+    ).filter(lambda v: v != "[secret]" and any(c.isalpha() for c in v)),
     place=st.sampled_from(sorted(PLACES)),
 )
 def test_a_test_run_answer_holds_no_secret_wherever_the_script_put_it(

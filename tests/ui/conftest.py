@@ -37,7 +37,9 @@ LAPTOP = {"width": 1366, "height": 800}
 expect.set_options(timeout=15_000)
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps an event loop marked running in
+# the main thread while it is open, and an xdist worker may run async tests after a UI file.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     if not Path(CHROMIUM).exists():
         missing(f"Chromium not found at {CHROMIUM}")
@@ -45,7 +47,7 @@ def playwright() -> Iterator[Playwright]:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield launched

@@ -8,7 +8,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import httpx
-from conftest import OPERATOR_TOKEN
 from playwright.sync_api import Page, expect
 from support.polling import until
 from support.processes import Server
@@ -17,9 +16,9 @@ SECRET_ARG = "order-4711-for-ada"
 
 
 def test_granted_capabilities_show_with_schemas_and_a_run_shows_its_calls(
-    page: Page, server: Server, sign_in: Callable[[str], None]
+    page: Page, server: Server, sign_in: Callable[[str], None], operator_token: str
 ) -> None:
-    operator = {"Authorization": f"Bearer {OPERATOR_TOKEN}"}
+    operator = {"Authorization": f"Bearer {operator_token}"}
     created = httpx.post(
         f"{server.base_url}/v1/admin/tenants",
         json={"name": f"ui-{uuid.uuid4().hex[:8]}"},

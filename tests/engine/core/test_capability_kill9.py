@@ -5,14 +5,12 @@ performs its effect once; the run's own effects are committed exactly once."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 
 from capability_trials import grant
+from killed_mid_call import run_killed_mid_call
 from sqlalchemy.ext.asyncio import AsyncEngine
-from stored import committed_runs, is_succeeded, kv_value
 from support.host_product import SIGNING_KEY, HostProduct
-from support.workers import kill_mid_call
 
 from engine.service import EngineService
 
@@ -35,22 +33,15 @@ async def test_kill_9_mid_call_repeats_the_call_with_its_key_and_commits_once(
     registry = tmp_path / "capabilities.json"
     registry.write_text(json.dumps(host_product.registry()))
     await grant(db, tenant_id, "test.hold")
-    code = (
-        "def main(ctx):\n"
-        "    ctx.call('test.hold', {'order': 42})\n"
-        "    ctx.kv.incr('sent', 1)\n"
-        "    return ctx.attempt\n"
-    )
-    submitted = await service.submit_action(
-        tenant_id, run_at=datetime.now(UTC), key="once", code=code
-    )
-    action_id = submitted.action.id
-    await kill_mid_call(
-        database_url,
-        tmp_path,
+    await run_killed_mid_call(
+        service,
+        db,
+        tenant_id,
+        "ctx.call('test.hold', {'order': 42})",
         lambda: _received(host_product, 1),
         host_product.release,
-        lambda: is_succeeded(db, action_id),
+        database_url,
+        tmp_path,
         **_env(registry),
     )
     keys = [headers["Idempotency-Key"] for headers, _ in host_product.received]
@@ -58,8 +49,6 @@ async def test_kill_9_mid_call_repeats_the_call_with_its_key_and_commits_once(
     first_call, repeated = host_product.calls()
     assert repeated.pop("attempt") >= first_call.pop("attempt") == 1
     assert repeated == first_call and first_call["args"] == {"order": 42}
-    assert await kv_value(db, tenant_id, "sent") == 1
-    assert await committed_runs(db, action_id) == 1
 
 
 async def _received(product: HostProduct, count: int) -> bool:

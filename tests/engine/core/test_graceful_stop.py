@@ -147,11 +147,14 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
 
 
 RULES = 150
+RULES_LEAD_S = 20
 
 
 async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
-    """`RULES` rules of one attempt, every ten minutes from 5 s from now: all due at once."""
-    start = datetime.now(UTC) + timedelta(seconds=5)
+    """`RULES` rules of one attempt, every ten minutes from `RULES_LEAD_S` from now: all due
+    at once. The lead covers saving them on a busy machine: a rule saved after its start
+    would have its first occurrence ten minutes later, and the test would wait for it."""
+    start = datetime.now(UTC) + timedelta(seconds=RULES_LEAD_S)
     service = EngineService(db, sandbox, EngineConfig())
     async with db.begin() as conn:
         tenant, _ = await create_tenant(conn, "rules")
@@ -164,6 +167,7 @@ async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
     return [rule.id for rule in made]
 
 
+@pytest.mark.timeout(300)
 async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
     db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path, command: str
 ) -> None:

@@ -1,0 +1,61 @@
+"""Running Schemathesis against a live server's /openapi.json (the API's fuzzing tests).
+
+Excluded, with reasons: `positive_data_acceptance` (a schedule or script can be schema-valid
+text and still wrong, so a 422 there is correct). The stateful phase is left out, and the
+tenant routes are fuzzed in two files, so that each run stays near a minute on a small
+machine and the two can run in parallel workers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from support.processes import cli_env
+
+SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
+EXAMPLES_PER_OPERATION = "3"
+#: A tenant route that would end the run: the fuzzer would revoke the key it is using.
+REVOKE_OWN_KEY = ("--exclude-operation-id", "revoke_api_key_v1_keys__key_id__delete")
+#: The subprocess's limit; the tests that call `fuzz` allow it more than that.
+FUZZ_TIMEOUT_S = 200
+
+
+def fuzz(base_url: str, token: str, *scope: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """One Schemathesis run over the operations `scope` selects, with a fixed seed."""
+    return subprocess.run(
+        [
+            SCHEMATHESIS,
+            "run",
+            f"{base_url}/openapi.json",
+            "--header",
+            f"Authorization: Bearer {token}",
+            "--checks",
+            "all",
+            "--exclude-checks",
+            "positive_data_acceptance",
+            "--max-examples",
+            EXAMPLES_PER_OPERATION,
+            "--seed",
+            "20261123",
+            "--generation-database",
+            "none",
+            "--phases",
+            "examples,coverage,fuzzing",
+            "--no-color",
+            *scope,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=FUZZ_TIMEOUT_S,
+        env=cli_env(),
+    )
+
+
+def failures(done: subprocess.CompletedProcess[str]) -> str:
+    """The FAILURES section of the report (cut short: request bodies can be megabytes)."""
+    text = done.stdout
+    start = text.find("FAILURES")
+    return "\n".join(line[:300] for line in text[start:].splitlines()[:120]) + done.stderr[-2000:]
