@@ -8,11 +8,13 @@ script when a rule is saved, and test runs.
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 
 import uvicorn
 import uvloop
+from prometheus_client import values as prometheus_values
 from uvicorn.config import LOGGING_CONFIG
 
 from api.app import create_app, engine_config
@@ -32,9 +34,19 @@ API_SANDBOX_WORKERS = 2
 
 
 def run_api(layout: Layout, sockets: list[socket.socket]) -> None:
-    """The process's main (a `spawn` target)."""
+    """The process's main (a forked child of the supervisor)."""
     become_child()
+    _count_in_shared_files(layout)
     uvloop.run(_serve(layout, sockets))
+
+
+def _count_in_shared_files(layout: Layout) -> None:
+    """The request counters of every API process go to one directory, which the engine process
+    reads (prometheus-client's multiprocess mode). The library chooses where values live when it
+    is imported, which for a forked child was in the supervisor: choose again, before the first
+    labelled child of a counter (every API counter has labels) is made."""
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(layout.api_metrics_dir)
+    prometheus_values.ValueClass = prometheus_values.get_value_class()
 
 
 async def _serve(layout: Layout, sockets: list[socket.socket]) -> None:

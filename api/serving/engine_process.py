@@ -24,7 +24,7 @@ from tenants.connect import open_database
 
 
 def run_engine(layout: Layout, report: Connection) -> None:
-    """The process's main (a `spawn` target)."""
+    """The process's main (a forked child of the supervisor)."""
     become_child()
     uvloop.run(_engine(layout, report))
 

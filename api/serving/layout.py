@@ -1,7 +1,9 @@
 """What the supervisor hands each child process: the settings and where the shared files are.
 
-Children are started with the `spawn` method (a fresh interpreter: no event loop, thread or
-database connection of the supervisor is inherited), so everything here pickles.
+Children are forked from the supervisor once it has imported the application (a start costs no
+second import) and before it runs anything that a fork would copy half-way: when it forks, its
+event loop, database connections and sandbox from the start-up work are closed, and it runs no
+thread.
 """
 
 from __future__ import annotations
@@ -62,7 +64,10 @@ class StartFailed:
 def become_child() -> None:
     """A child leaves Ctrl-C to the supervisor (its own process group: the terminal's signals
     reach the supervisor only, which stops every child in order) and is stopped if the
-    supervisor is killed, rather than living on unsupervised."""
+    supervisor is killed, rather than living on unsupervised. The supervisor's own signal
+    handlers, inherited with the fork, give way to the defaults until the child sets its own."""
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, signal.SIG_DFL)
     os.setpgrp()
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)

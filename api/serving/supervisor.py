@@ -30,7 +30,9 @@ KILL_AFTER_S = 15.0
 EXIT_OK = 0
 EXIT_CHILD_DIED = 1
 EXIT_ENGINE_DID_NOT_START = 2
-_SPAWN = multiprocessing.get_context("spawn")
+#: Children are forked from this process, which has imported the whole application once and
+#: runs no thread, loop or connection when it forks (`api.serving.layout`).
+_FORK = multiprocessing.get_context("fork")
 
 
 class Supervisor:
@@ -54,8 +56,8 @@ class Supervisor:
         """Start the engine process, then the API processes on `listener` while the engine
         starts; the engine's report once its node runs, or None if it ended (or a stop was
         asked) first."""
-        report, sending_end = _SPAWN.Pipe(duplex=False)
-        engine = _SPAWN.Process(
+        report, sending_end = _FORK.Pipe(duplex=False)
+        engine = _FORK.Process(
             target=run_engine, args=(self.layout, sending_end), name="cadenza-engine"
         )
         engine.start()
@@ -75,11 +77,8 @@ class Supervisor:
         return None
 
     def _start_api(self, listener: socket.socket) -> None:
-        """The API processes' request counters go to the shared directory: the variable is set
-        after the engine started, before they import prometheus-client."""
-        os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(self.layout.api_metrics_dir)
         for number in range(1, self.layout.settings.api_workers + 1):
-            process = _SPAWN.Process(
+            process = _FORK.Process(
                 target=run_api, args=(self.layout, [listener]), name="cadenza-api"
             )
             process.start()
