@@ -10,9 +10,7 @@ import tempfile
 from pathlib import Path
 
 import click
-from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api.app import engine_config
 from api.cli.common import (
     db_option,
     log_format_option,
@@ -20,17 +18,13 @@ from api.cli.common import (
     run_async,
     settings_from,
 )
-from api.cli.paths import sandbox_cache_dir
-from api.demo import add_demo_rule, ensure_demo_tenant
+from api.demo import ensure_demo_tenant
 from api.serving.api_process import uvicorn_config
 from api.serving.layout import Layout
 from api.serving.supervisor import Supervisor
 from api.settings import Settings
-from engine.service import EngineService
-from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
 from tenants.keys import IssuedKey
-from tenants.secret_box import SecretBox
 
 
 @click.command()
@@ -73,7 +67,7 @@ def serve(
         click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
     listener = uvicorn_config(settings, None).bind_socket()
     with tempfile.TemporaryDirectory(prefix="cadenza-serve-") as run_dir:
-        supervisor = Supervisor(Layout(settings, Path(run_dir)))
+        supervisor = Supervisor(Layout(settings, Path(run_dir), demo=issued))
         started = supervisor.start(listener)
         if started is not None:
             click.echo(_banner(settings, listener, started.public_metrics_port))
@@ -82,24 +76,13 @@ def serve(
 
 
 async def _prepare(settings: Settings) -> IssuedKey | None:
-    """Migrate and seal before any child starts; create the demo tenant and its rule."""
-    db, box = await open_node_database(settings)
+    """Migrate and seal before any child starts; create the demo tenant (the engine process
+    adds its rule)."""
+    db, _ = await open_node_database(settings)
     try:
-        issued = await ensure_demo_tenant(db) if settings.demo else None
-        if issued is not None:
-            await _add_demo_rule(settings, db, box, issued)
-        return issued
+        return await ensure_demo_tenant(db) if settings.demo else None
     finally:
         await db.dispose()
-
-
-async def _add_demo_rule(
-    settings: Settings, db: AsyncEngine, box: SecretBox, issued: IssuedKey
-) -> None:
-    """The demo rule is saved as any rule is: its script checked in a sandbox."""
-    async with Sandbox(SandboxConfig(max_workers=1, cache_dir=sandbox_cache_dir())) as sandbox:
-        service = EngineService(db, sandbox, engine_config(settings), secrets=box)
-        await add_demo_rule(service, issued)
 
 
 def _banner(settings: Settings, listener: socket.socket, metrics_port: int | None) -> str:

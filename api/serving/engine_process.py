@@ -16,6 +16,7 @@ import uvloop
 from api.app import engine_config
 from api.cli.common import configure_process
 from api.cli.node import running_node
+from api.demo import add_demo_rule
 from api.secret_keys import open_secret_box
 from api.serving import engine_link, wake
 from api.serving.layout import EngineStarted, Layout, become_child
@@ -45,6 +46,8 @@ async def _engine(layout: Layout, report: Connection) -> None:
                 running_node(settings, db, box, config) as (service, signals),
                 wake.listening(layout.wake_path, service.wake),
             ):
+                if layout.demo is not None:
+                    await add_demo_rule(service, layout.demo)
                 engine_link.publish_port(layout.link_port_path, link_port)
                 report.send(EngineStarted(public_port))
                 await signals.stopped()

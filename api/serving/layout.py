@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from api.settings import Settings
+from tenants.keys import IssuedKey
 
 #: Linux's prctl option asking for a signal when the parent process dies.
 PR_SET_PDEATHSIG = 1
@@ -28,6 +29,9 @@ class Layout:
 
     settings: Settings
     run_dir: Path
+    #: The demo tenant `serve` has just created, whose sample rule the engine process adds
+    #: (a rule is saved through a sandbox, and the engine process has one).
+    demo: IssuedKey | None = None
 
     @property
     def wake_path(self) -> Path:
