@@ -8,7 +8,8 @@ from fastapi import Depends, FastAPI
 from fastapi.routing import APIRoute
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api import problems
+from api import audit_hook, problems
+from api.audit_hook import AuditScopes
 from api.auth_throttle import AuthThrottle
 from api.bodysize import BodySizeLimit
 from api.capability_registry import capability_policy
@@ -19,6 +20,7 @@ from api.ratelimit import RateLimiter
 from api.routes import (
     actions,
     admin,
+    audit,
     capabilities,
     capability_grants,
     data,
@@ -27,8 +29,11 @@ from api.routes import (
     keys,
     operations,
     preview,
+    rule_bulk,
     rule_insight,
+    rule_puts,
     rule_runs,
+    rule_versions,
     rules,
     runs,
     secrets,
@@ -82,9 +87,12 @@ def create_app(
     tenant_scoped = (
         preview,
         test_run,
+        rule_bulk,
         rules,
+        rule_puts,
         rule_runs,
         rule_insight,
+        rule_versions,
         actions,
         runs,
         events,
@@ -93,11 +101,11 @@ def create_app(
         http_allowlist,
         capabilities,
     )
-    for module in (*tenant_scoped, webhooks, tenant, keys):
+    for module in (*tenant_scoped, webhooks, tenant, keys, audit):
         app.include_router(module.router, responses=TENANT_ERRORS)
     app.include_router(admin.router, responses=OPERATOR_ERRORS)
     app.include_router(capability_grants.router, responses=OPERATOR_ERRORS)
-    routers = (operations, *tenant_scoped, webhooks, tenant, keys, admin, capability_grants)
+    routers = (operations, *tenant_scoped, webhooks, tenant, keys, audit, admin, capability_grants)
     # FastAPI keeps included routers nested; a flat list names routes in 405s and metrics.
     app.state.route_shapes = [
         RouteShape(route.path, route.path_regex, frozenset(route.methods or ()))
@@ -108,6 +116,8 @@ def create_app(
     app.add_middleware(BodySizeLimit, max_body_bytes=settings.max_body_bytes)
     app.add_middleware(RequestMetrics, shapes=app.state.route_shapes)
     app.add_middleware(RequestTracing, shapes=app.state.route_shapes)
+    app.add_middleware(AuditScopes)
+    audit_hook.install(db)
     install_openapi(app)
     mount_ui(app)
     return app

@@ -17,11 +17,13 @@ from fastapi import BackgroundTasks, Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api import audit_hook
 from api.auth_throttle import AuthThrottle, client_of, prefix_of
 from api.errors import BadParameter, EngineUnavailable, Forbidden, Unauthorized
 from api.ratelimit import RateLimiter
 from api.settings import Settings
 from engine.service import EngineService
+from tenants.audit_log import OPERATOR
 from tenants.faults import as_unavailable
 from tenants.key_usage import is_stale, mark_used
 from tenants.keys import ROLE_RANK, ApiKey, Role, authenticate
@@ -118,6 +120,7 @@ async def current_caller(
     now = datetime.now(UTC)
     if is_stale(key.last_used_at, now):
         background.add_task(_mark_used, db, key.id, now)
+    audit_hook.identify(key.id, key.prefix, tenant.id)
     return Caller(key=key, tenant=tenant)
 
 
@@ -125,8 +128,9 @@ async def _mark_used(db: AsyncEngine, key_id: str, now: datetime) -> None:
     """Record the key's use after the answer is sent: bookkeeping never delays a request, nor
     fails one that only reads when the database cannot take a write (a later use records it)."""
     try:
-        async with db.begin() as conn:
-            await mark_used(conn, key_id, now)
+        with audit_hook.suspended():
+            async with db.begin() as conn:
+                await mark_used(conn, key_id, now)
     except Exception as exc:  # any failure: the next use of the key tries again
         log.info("could not record the use of key %s: %s", key_id, as_unavailable(exc) or exc)
 
@@ -176,6 +180,7 @@ async def operator(
         if given:
             throttle.failed(client, OPERATOR_TOKEN, "")
         raise Unauthorized("missing or wrong operator token (CADENZA_ADMIN_TOKEN)")
+    audit_hook.identify(OPERATOR, None, None)
 
 
 OperatorDep = Annotated[None, Depends(operator)]

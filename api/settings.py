@@ -89,7 +89,7 @@ class Settings(BaseSettings):
         20, ge=1, le=1000, description="ctx.call calls a run."
     )
     capability_max_calls_per_minute: int = Field(
-        120, ge=1, description="ctx.call calls of one tenant a minute, on one engine node."
+        120, ge=1, description="ctx.call calls of one tenant a minute, over all engine nodes."
     )
     max_body_bytes: int = Field(1_048_576, ge=1024, description="Largest request body.")
     secret_keys: str | None = Field(

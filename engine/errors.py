@@ -18,12 +18,26 @@ class RuleNotFound(EngineError):
     """No such rule for this tenant: check the rule id (GET /v1/rules lists them)."""
 
 
+class RuleVersionNotFound(EngineError):
+    """No such version of this rule: GET /v1/rules/{rule_id}/versions lists the versions kept."""
+
+
 class ActionNotFound(EngineError):
     """No such action for this tenant: check the action id."""
 
 
 class RunNotFound(EngineError):
     """No such run for this tenant: check the run id."""
+
+
+class RuleIdTaken(EngineError):
+    """A rule id the client chose is in use; rule ids are one namespace for the installation."""
+
+    def __init__(self, rule_id: str) -> None:
+        super().__init__(
+            f"rule id {rule_id!r} is taken: rule ids are unique across the installation and stay "
+            "with deleted rules; choose another id (prefix your ids with a name of your own)"
+        )
 
 
 class StaleVersion(EngineError):

@@ -11,6 +11,7 @@ again. After any status but ok/error, or a check, the worker exits rather than t
 from __future__ import annotations
 
 import os
+import re
 import resource
 import socket
 import sys
@@ -32,6 +33,9 @@ MAX_JOB_BYTES = 8 * 1024 * 1024
 #: Module binaries (4 MiB) and compiled artifacts arrive as one BLOB frame.
 MAX_BLOB_BYTES = 256 * 1024 * 1024
 MAX_REPLY_BYTES = 4 * 1024 * 1024
+#: How `json.dumps` (ASCII output) writes a surrogate or a NUL: JSON text without this holds
+#: none (an escaped backslash before `u0000` matches too, which only costs the slow path).
+_ESCAPED_UNSTORABLE = re.compile(r"\\u(?:0000|d[89a-f])")
 
 
 class Refused(Exception):
@@ -120,7 +124,7 @@ class Worker:
             if len(text) > self._call_bytes:
                 limit = self.job.limits.value_bytes
                 raise Refused(f"{op}: the value is larger than {limit} bytes as JSON")
-            body = framing.dumps({"op": op, "args": clean_json(framing.loads(text.encode()))})
+            body = call_body(op, text)
         except framing.FrameError as exc:
             raise Refused(str(exc)) from None
         self._send(Kind.CALL, body.encode())
@@ -173,6 +177,15 @@ class Worker:
     def exit() -> NoReturn:
         sys.stdout.flush()
         os._exit(0)
+
+
+def call_body(op: str, text: str) -> str:
+    """A CALL frame's body for arguments already encoded as `text`: they are sent as they are
+    unless they hold a surrogate or a NUL, and only then parsed, cleaned and encoded again
+    (re-encoding a large kv value cost every host call as much as encoding it)."""
+    if _ESCAPED_UNSTORABLE.search(text) is None:
+        return f'{{"op":{framing.dumps(op)},"args":{text}}}'
+    return framing.dumps({"op": op, "args": clean_json(framing.loads(text.encode()))})
 
 
 def dumps_args(args: list[Any]) -> str:

@@ -142,8 +142,35 @@ tenant_leases = Table(
 )
 Index("ix_tenant_leases_lease_until", tenant_leases.c.lease_until)
 
+# The tenant's audit log (`tenants.audit_log`): one row per committed change made through the
+# API, append-only. No foreign key: the log of a deleted tenant outlives it.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", String(40), nullable=False),
+    Column("at", UtcDateTime, nullable=False),
+    Column("actor", String(40), nullable=False),
+    Column("actor_prefix", String(16)),
+    Column("method", String(8), nullable=False),
+    Column("route", String(200), nullable=False),
+    Column("object_kind", String(32), nullable=False),
+    Column("object_id", String(300), nullable=False),
+    Column("before_digest", String(64)),
+    Column("after_digest", String(64), nullable=False),
+    Column("request_id", String(64), nullable=False),
+)
+Index("ix_audit_log_tenant_id_id", audit_log.c.tenant_id, audit_log.c.id)
+Index(
+    "ix_audit_log_tenant_id_object_kind_object_id",
+    audit_log.c.tenant_id,
+    audit_log.c.object_kind,
+    audit_log.c.object_id,
+)
+
 __all__ = [
     "api_keys",
+    "audit_log",
     "kv",
     "metadata",
     "tenant_capabilities",

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from support.ci import missing
 from support.postgres import PostgresCluster, find_bin_dir
 from support.processes import run_cli
+from support.slow_first import slowest_files_first
 
 from tenants.db import create_engine
 from tenants.secret_box import KeyRing, SecretBox, new_key
@@ -28,6 +29,12 @@ def pytest_asyncio_loop_factories(
 ) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
     """In-process tests run on the event loop the product runs on (`uvloop.run` in the CLI)."""
     return {"uvloop": uvloop.new_event_loop}
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Slowest files first: parallel workers then end together (`support.slow_first`)."""
+    slowest_files_first(items)
 
 
 @pytest.fixture(autouse=True)

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Response
+from fastapi import APIRouter, Header, Path, Response
 
 from api.deps import Caller, EditorDep, EngineDep, ViewerDep
+from api.filters import RuleFilterDep
 from api.pagination import Page, PageDep
 from api.schemas.rules import RuleCreate, RulePublic, RuleUpdate, zoned
 from engine.domain.records import Rule, RuleSpec
@@ -59,12 +60,12 @@ async def list_rules(
     caller: ViewerDep,
     engine: EngineDep,
     page: PageDep,
-    enabled: Annotated[bool | None, Query(description="Only enabled or paused rules.")] = None,
-    search: Annotated[str | None, Query(max_length=200, description="Text in the name.")] = None,
+    selection: RuleFilterDep,
 ) -> Any:
-    """Your rules, each with its next run time and schedule in English."""
+    """Your rules, each with its next run time and schedule in English; every filter given
+    must hold (labels, state, runtime, the latest run's outcome, text in the name)."""
     return await engine.list_rules(
-        caller.tenant_id, cursor=page.cursor, limit=page.limit, enabled=enabled, search=search
+        caller.tenant_id, cursor=page.cursor, limit=page.limit, selection=selection
     )
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from api.deps import EngineDep, ViewerDep
+from api.filters import RuleLabelsDep
 from api.pagination import Page, PageDep
 from api.routes.actions import MAX_ID
 from api.schemas.common import Instant
@@ -26,8 +27,9 @@ async def list_runs(
     rule_id: Annotated[str | None, Query(max_length=40)] = None,
     status: Annotated[OutcomeStatus | None, Query(description="The run's outcome.")] = None,
     since: Annotated[Instant | None, Query(description="Runs started at or after.")] = None,
+    rule_labels: RuleLabelsDep = (),
 ) -> Any:
-    """Runs, newest first."""
+    """Runs, newest first; every filter given must hold."""
     return await engine.list_runs(
         caller.tenant_id,
         rule_id=rule_id,
@@ -35,6 +37,7 @@ async def list_runs(
         since=since,
         cursor=page.cursor,
         limit=page.limit,
+        rule_labels=rule_labels,
     )
 
 

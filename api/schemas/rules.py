@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field, StrictBool, create_model
 
 from api.schemas.common import Input, Instant, TimeZone
+from api.schemas.labels import Labels
 from api.schemas.preview import Schedule
 from engine.domain.records import MisfirePolicy, OverlapPolicy
 from engine.recurrence import DstGap, DstRepeat
@@ -56,6 +57,7 @@ class RuleCreate(Input):
     jitter_s: int = Field(strict=True, default=0, ge=0, le=86_400)
     start_at: Instant | None = None
     end_at: Instant | None = None
+    labels: Labels = Field(default_factory=dict)
 
     model_config = {
         "json_schema_extra": {

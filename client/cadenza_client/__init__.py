@@ -28,20 +28,27 @@ from cadenza_client.errors import (
     UnexpectedAnswer,
     ValidationFailed,
 )
+from cadenza_client.models.audit import AuditEntry, AuditFilter
 from cadenza_client.models.base import Page
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
+
+# Labels, filters and bulk operations (issue 22).
 from cadenza_client.models.enums import (
     ActionStatus,
+    BulkOperation,
     DstGap,
     DstRepeat,
     MisfirePolicy,
     Outcome,
     OverlapPolicy,
     Role,
+    RuleState,
     Runtime,
     TenantStatus,
 )
+from cadenza_client.models.history import FieldChange, RuleDefinition, RuleDiff, RuleVersion
 from cadenza_client.models.rules import (
+    BulkResult,
     ChangePreview,
     NewRule,
     Preview,
@@ -72,6 +79,10 @@ __all__ = [
     "ApiKey",
     "ApiProblem",
     "AsyncClient",
+    "AuditEntry",
+    "AuditFilter",
+    "BulkOperation",
+    "BulkResult",
     "CadenzaError",
     "Capability",
     "CapabilityGrant",
@@ -82,6 +93,7 @@ __all__ = [
     "DstRepeat",
     "Event",
     "EventFeed",
+    "FieldChange",
     "FieldError",
     "Forbidden",
     "InvalidCursor",
@@ -110,7 +122,11 @@ __all__ = [
     "Role",
     "Rule",
     "RuleChanges",
+    "RuleDefinition",
+    "RuleDiff",
+    "RuleState",
     "RuleStats",
+    "RuleVersion",
     "Run",
     "RunSummary",
     "Runtime",

@@ -27,6 +27,8 @@ X_co = TypeVar("X_co", covariant=True)
 
 Answer = Callable[[httpx.Response], T_co]
 QueryValue = str | int | float | bool | datetime | Enum | None
+#: A repeated parameter (`label=a=1&label=b=2`) is a tuple of its values.
+QueryValues = QueryValue | tuple[str, ...]
 
 
 class EncodedPath(str):
@@ -57,6 +59,15 @@ def _query_text(value: QueryValue) -> str:
     if isinstance(value, Enum):
         return str(value.value)
     return str(value)
+
+
+def _query_pairs(query: Mapping[str, QueryValues]) -> tuple[tuple[str, str], ...]:
+    """The query's (name, text) pairs: None left out, a tuple once per value."""
+    pairs: list[tuple[str, str]] = []
+    for name, value in query.items():
+        values = value if isinstance(value, tuple) else (value,)
+        pairs.extend((name, _query_text(v)) for v in values if v is not None)
+    return tuple(pairs)
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,7 @@ class Route:
         answer: Answer[T_co],
         *,
         path: Mapping[str, str | int] | None = None,
-        query: Mapping[str, QueryValue] | None = None,
+        query: Mapping[str, QueryValues] | None = None,
         body: Any = None,
         headers: Mapping[str, str] | None = None,
         is_idempotent: bool | None = None,
@@ -123,7 +134,7 @@ class Route:
             method=self.method,
             path=self.template.format(**values),
             answer=answer,
-            query=tuple((k, _query_text(v)) for k, v in (query or {}).items() if v is not None),
+            query=_query_pairs(query or {}),
             body=body,
             headers=tuple((headers or {}).items()),
             is_idempotent=(

@@ -18,7 +18,9 @@ from typing import Any, Generic
 import httpx
 
 from cadenza_client.endpoint import S
+from cadenza_client.resources.audit import Audit, TenantAudit
 from cadenza_client.resources.capabilities import Capabilities, Grants
+from cadenza_client.resources.history import RuleHistory
 from cadenza_client.resources.queue import Actions, Events, Runs
 from cadenza_client.resources.rules import Rules, Schedules
 from cadenza_client.resources.server import Server
@@ -69,6 +71,9 @@ class Api(ABC, Generic[S]):
         self.tenants: Tenants[S] = Tenants(session)
         self.capability_grants: Grants[S] = Grants(session)
         self.server: Server[S] = Server(session)
+        self.audit: Audit[S] = Audit(session)
+        self.tenant_audit: TenantAudit[S] = TenantAudit(session)
+        self.rule_history: RuleHistory[S] = RuleHistory(session)
 
     @staticmethod
     @abstractmethod

@@ -82,7 +82,7 @@ class CapabilityPolicy:
     #: Signs every call to an HTTP endpoint (`X-Cadenza-Signature`, as webhooks are signed).
     signing_key: str | None = None
     max_calls_per_run: int = 20
-    #: Calls one tenant may make in a minute on one engine node, over all its runs.
+    #: Calls one tenant may make in a minute, over all its runs on every engine node.
     max_calls_per_minute: int = 120
     by_name: dict[str, CapabilitySpec] = field(init=False, compare=False, repr=False)
 

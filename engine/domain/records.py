@@ -113,6 +113,8 @@ class RuleSpec:
     jitter_s: int = 0
     start_at: datetime | None = None
     end_at: datetime | None = None
+    #: key=value pairs the tenant sorts and selects rules by (`engine.domain.labels`).
+    labels: dict[str, str] = field(default_factory=dict)
 
 
 SPEC_FIELDS = tuple(f.name for f in fields(RuleSpec))

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from engine.domain.labels import check_labels
 from engine.domain.records import MisfirePolicy, OverlapPolicy, RuleSpec
 from engine.domain.rule_schedules import compile_schedule
 from engine.errors import InvalidRule, InvalidRuleSchedule, QuotaExceeded
@@ -50,6 +51,7 @@ def check_fields(spec: RuleSpec) -> None:
             raise InvalidRule(name, f"{value} is outside {low}..{high}")
     if not isinstance(spec.params, dict):
         raise InvalidRule("params", "must be a JSON object")
+    check_labels(spec.labels)
     try:
         ZoneInfo(spec.timezone)
     except (ZoneInfoNotFoundError, ValueError) as exc:

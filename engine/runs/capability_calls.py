@@ -3,7 +3,8 @@
 In order, each step refusing with a HostError before anything leaves the engine: the run's
 call budget; the tenant's grant (an unknown name and an ungranted one get the same answer, so
 a tenant cannot probe what others were granted); the arguments against the capability's JSON
-Schema (the message names the failing path); the tenant's calls in the last minute. Then the
+Schema (the message names the failing path); the tenant's calls in this minute, counted in the
+database over every engine node (`engine.store.call_minutes`). Then the
 call is performed (`engine.capabilities.performers`) within what is left of the run's time, and
 an answer larger than the capability's cap is refused. Every call is recorded on the run as a
 `CallRecord` (kind `capability`, the name as its host): never the arguments or the answer.
@@ -22,8 +23,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.capabilities.desk import CapabilityDesk
 from engine.capabilities.requests import Answered, CapabilityFailed, CapabilityRequest
 from engine.capabilities.specs import CapabilitySpec
+from engine.clock import Clock
 from engine.domain.records import CallRecord
 from engine.ops import metrics
+from engine.store import call_minutes
 from sandbox import ScriptContext
 from tenants import capability_grants
 
@@ -56,9 +59,15 @@ class CapabilityCalls:
     """The capability calls of one run of one tenant."""
 
     def __init__(
-        self, db: AsyncEngine, desk: CapabilityDesk, context: ScriptContext, deadline: float
+        self,
+        db: AsyncEngine,
+        desk: CapabilityDesk,
+        context: ScriptContext,
+        deadline: float,
+        clock: Clock,
     ) -> None:
         self._db, self._desk, self._context, self._deadline = db, desk, context, deadline
+        self._clock = clock
         self._granted: frozenset[str] | None = None
         self.records: list[CallRecord] = []
 
@@ -88,13 +97,7 @@ class CapabilityCalls:
     async def _checked(self, name: str, args: Any) -> CapabilityRequest:
         spec = await self._spec(name)
         _validate(spec, args)
-        if not self._desk.take(self._context.tenant_id):
-            per_minute = self._desk.policy.max_calls_per_minute
-            raise Refused(
-                f"this tenant made more than {per_minute} capability calls in the last "
-                "minute: try again later",
-                "over the tenant's quota per minute",
-            )
+        await self._count()
         timeout_s = self._deadline - time.monotonic() - _MARGIN_S
         if timeout_s <= 0:
             raise Refused("no time is left in this run for a capability call", "no time left")
@@ -115,6 +118,18 @@ class CapabilityCalls:
                 "not granted",
             )
         return spec
+
+    async def _count(self) -> None:
+        """Count the call in the tenant's minute, over every node; Refused when it is full."""
+        per_minute, tenant_id = self._desk.policy.max_calls_per_minute, self._context.tenant_id
+        async with self._db.begin() as conn:
+            taken = await call_minutes.take(conn, tenant_id, self._clock.now(), per_minute)
+        if not taken:
+            raise Refused(
+                f"this tenant made {per_minute} capability calls in this minute, its quota "
+                "over all engine nodes: try again in the next minute",
+                "over the tenant's quota per minute",
+            )
 
     def _metric_name(self, name: str) -> str:
         """The name as a metric label: only registered names (a script chooses the rest)."""

@@ -138,7 +138,7 @@ def host_for(
     deadline = time.monotonic() + limits.timeout_s
     http = OutboundHttp(env.db, tenant_id, env.http, secrets, occurrence, deadline)
     desk = env.capabilities
-    calls = None if desk is None else CapabilityCalls(env.db, desk, context, deadline)
+    calls = None if desk is None else CapabilityCalls(env.db, desk, context, deadline, env.clock)
     follow_ups = FollowUps(occurrence, env.clock.now())
     return BufferedHost(
         env.db, tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups, calls

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
+from engine.domain.labels import LabelRequirement
 from engine.domain.records import (
     Action,
     Page,
@@ -27,10 +28,23 @@ from engine.domain.records import (
     SubmittedAction,
     TimelineEntry,
 )
+from engine.domain.rule_filters import RuleFilter, RunFilter
 from engine.loop.supervisor import Supervisor
 from engine.runs import trial
 from engine.runs.trial import TrialResult
-from engine.service import action_writes, insights, one_offs, reads, rule_writes
+from engine.service import (
+    action_writes,
+    bulk,
+    insights,
+    one_offs,
+    reads,
+    rule_deletes,
+    rule_history,
+    rule_puts,
+    rule_writes,
+)
+from engine.service.bulk import BulkOperation, BulkResult
+from engine.store.rule_versions import RuleVersion
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 
@@ -90,6 +104,21 @@ class EngineService:
     async def create_rule(self, tenant_id: str, spec: RuleSpec) -> Rule:
         return await rule_writes.create(self._deps, tenant_id, spec)
 
+    async def put_rule(
+        self,
+        tenant_id: str,
+        rule_id: str,
+        spec: RuleSpec,
+        expected_version: int | None = None,
+        *,
+        must_exist: bool = False,
+    ) -> tuple[Rule, bool]:
+        """Create or replace rule `rule_id` (the client's id); the rule and whether it is new."""
+        is_new = await rule_puts.put(
+            self._deps, tenant_id, rule_id, spec, expected_version, must_exist=must_exist
+        )
+        return await self.get_rule(tenant_id, rule_id), is_new
+
     async def update_rule(
         self,
         tenant_id: str,
@@ -100,10 +129,25 @@ class EngineService:
         await rule_writes.change(self._deps, tenant_id, rule_id, dict(changes), expected_version)
         return await self.get_rule(tenant_id, rule_id)
 
+    async def rule_versions(
+        self, tenant_id: str, rule_id: str, after: int | None = None, limit: int = 50
+    ) -> list[RuleVersion]:
+        return await rule_history.versions(self._deps, tenant_id, rule_id, after, limit)
+
+    async def rule_version(self, tenant_id: str, rule_id: str, number: int) -> RuleVersion:
+        return await rule_history.version(self._deps, tenant_id, rule_id, number)
+
+    async def rollback_rule(
+        self, tenant_id: str, rule_id: str, number: int, expected_version: int | None = None
+    ) -> Rule:
+        """A new version equal to version `number`, re-planned like an edit."""
+        await rule_history.rollback(self._deps, tenant_id, rule_id, number, expected_version)
+        return await self.get_rule(tenant_id, rule_id)
+
     async def delete_rule(
         self, tenant_id: str, rule_id: str, expected_version: int | None = None
     ) -> None:
-        await rule_writes.delete(self._deps, tenant_id, rule_id, expected_version)
+        await rule_deletes.delete(self._deps, tenant_id, rule_id, expected_version)
 
     async def pause_rule(
         self, tenant_id: str, rule_id: str, expected_version: int | None = None
@@ -181,10 +225,18 @@ class EngineService:
         *,
         cursor: str | None = None,
         limit: int = 50,
-        enabled: bool | None = None,
-        search: str | None = None,
+        selection: RuleFilter | None = None,
     ) -> Page[Rule]:
-        return await reads.list_rules(self._deps, tenant_id, cursor, limit, enabled, search)
+        """One page of the rules `selection` means (None: all of them)."""
+        return await reads.list_rules(
+            self._deps, tenant_id, cursor, limit, selection or RuleFilter()
+        )
+
+    async def bulk_change(
+        self, tenant_id: str, operation: BulkOperation, selection: RuleFilter, *, dry_run: bool
+    ) -> BulkResult:
+        """Pause, resume or delete every rule `selection` means, in one transaction."""
+        return await bulk.apply(self._deps, tenant_id, operation, selection, dry_run=dry_run)
 
     async def get_action(self, tenant_id: str, action_id: int) -> Action:
         return await reads.get_action(self._deps, tenant_id, action_id)
@@ -212,8 +264,11 @@ class EngineService:
         since: datetime | None = None,
         cursor: str | None = None,
         limit: int = 50,
+        rule_labels: tuple[LabelRequirement, ...] = (),
     ) -> Page[Run]:
-        return await reads.list_runs(self._deps, tenant_id, rule_id, outcome, since, cursor, limit)
+        """Runs newest first; `rule_labels`: only runs of rules that carry those labels now."""
+        where = RunFilter(rule_id, outcome, since, rule_labels)
+        return await reads.list_runs(self._deps, tenant_id, where, cursor, limit)
 
     async def timeline(
         self, tenant_id: str, rule_id: str, start: datetime, end: datetime

@@ -16,6 +16,7 @@ from engine.deps import Deps
 from engine.domain.due import RuleSnapshot
 from engine.domain.occurrences import rule_schedule, upcoming
 from engine.domain.records import ActionStatus, SkipReason, TimelineEntry
+from engine.domain.rule_filters import RunFilter
 from engine.domain.validation import check_fields, parse_rule_schedule, require_aware, spec_with
 from engine.errors import InvalidRule
 from engine.recurrence import RangeTooLarge
@@ -113,7 +114,9 @@ def _p(values: Sequence[float], q: float) -> float | None:
 async def rule_stats(deps: Deps, tenant_id: str, rule_id: str) -> dict[str, Any]:
     async with deps.db.connect() as conn:
         rule = await load(conn, tenant_id, rule_id)
-        runs = await run_store.list_runs(conn, tenant_id, rule_id=rule_id, limit=STATS_RUNS)
+        runs = await run_store.list_runs(
+            conn, tenant_id, where=RunFilter(rule_id=rule_id), limit=STATS_RUNS
+        )
         query = (
             select(actions.c.reason, func.count())
             .where(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy.engine import RowMapping
@@ -11,6 +10,7 @@ from sqlalchemy.engine import RowMapping
 from engine.deps import Deps
 from engine.domain.occurrences import rule_schedule
 from engine.domain.records import Action, Page, Rule, Run
+from engine.domain.rule_filters import RuleFilter, RunFilter
 from engine.domain.validation import require_aware
 from engine.errors import RunNotFound
 from engine.recurrence import ScheduleError
@@ -88,22 +88,12 @@ async def get_rule(deps: Deps, tenant_id: str, rule_id: str) -> Rule:
 
 
 async def list_rules(
-    deps: Deps,
-    tenant_id: str,
-    cursor: str | None,
-    limit: int,
-    enabled: bool | None,
-    search: str | None,
+    deps: Deps, tenant_id: str, cursor: str | None, limit: int, selection: RuleFilter
 ) -> Page[Rule]:
     limit = _limit(limit)
     async with deps.db.connect() as conn:
         rows = await rule_store.list_rules(
-            conn,
-            tenant_id,
-            after_id=decode_cursor(cursor),
-            limit=limit + 1,
-            enabled=enabled,
-            search=search,
+            conn, tenant_id, after_id=decode_cursor(cursor), limit=limit + 1, selection=selection
         )
     page, next_cursor = _split(rows, limit)
     return Page(await _rules(deps, page), next_cursor)
@@ -143,23 +133,10 @@ async def get_run(deps: Deps, tenant_id: str, run_id: int) -> Run:
 
 
 async def list_runs(
-    deps: Deps,
-    tenant_id: str,
-    rule_id: str | None,
-    outcome: str | None,
-    since: datetime | None,
-    cursor: str | None,
-    limit: int,
+    deps: Deps, tenant_id: str, where: RunFilter, cursor: str | None, limit: int
 ) -> Page[Run]:
-    require_aware("since", since)
+    require_aware("since", where.since)
     rows, next_cursor = await _paged(
-        deps,
-        cursor,
-        limit,
-        run_store.list_runs,
-        tenant_id=tenant_id,
-        rule_id=rule_id,
-        outcome=outcome,
-        since=since,
+        deps, cursor, limit, run_store.list_runs, tenant_id=tenant_id, where=where
     )
     return Page([run_from_row(r) for r in rows], next_cursor)

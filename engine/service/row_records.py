@@ -68,6 +68,7 @@ def rule_from_row(
     spec["misfire_policy"] = MisfirePolicy(spec["misfire_policy"])
     spec["overlap_policy"] = OverlapPolicy(spec["overlap_policy"])
     spec["params"] = dict(spec["params"] or {})
+    spec["labels"] = dict(spec["labels"] or {})
     return Rule(
         **spec,
         id=row["id"],

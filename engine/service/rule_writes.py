@@ -1,5 +1,8 @@
 """Creating and changing rules: validate, write in one transaction, re-plan the pending action.
 
+Each saved version's full definition is appended to the rule's history (`rule_versions`) in
+the same transaction, so the history never lacks a version the rule had.
+
 Every change bumps the rule's version (an If-Match stays current across a pause or a resume:
 `engine.service.rule_etags`) and finishes its pending actions of the old version in
 the same transaction (cancelled, or skipped with reason `paused`), so old code never runs again.
@@ -37,6 +40,7 @@ from engine.domain.validation import (
 from engine.errors import (
     InvalidRuleSchedule,
     QuotaExceeded,
+    RuleIdTaken,
     RuleNotFound,
     StaleVersion,
 )
@@ -45,6 +49,7 @@ from engine.recurrence import Schedule
 from engine.service import rule_etags
 from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
+from engine.store import rule_versions as version_store
 from engine.store import rules as rule_store
 from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
@@ -94,8 +99,9 @@ async def validate(
     return Checked(schedule, first_at)
 
 
-async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
-    """Save a new rule and plan its first occurrence; the rule as stored."""
+async def create(deps: Deps, tenant_id: str, spec: RuleSpec, rule_id: str | None = None) -> Rule:
+    """Save a new rule and plan its first occurrence; the rule as stored. With `rule_id` (the
+    client's), RuleIdTaken when any rule ever had that id."""
     now = deps.clock.now()
     profile = await deps.profile(tenant_id)
     checked = await validate(deps, spec, now, profile, now=now)
@@ -106,7 +112,10 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec) -> Rule:
                 f"this tenant already has {profile.quotas.max_rules} rules, its limit: "
                 "delete one or ask the operator to raise max_rules",
             )
-        rule = await rule_store.insert_rule(conn, spec, tenant_id, new_id("r"), now)
+        if rule_id is not None and await rule_store.is_id_taken(conn, rule_id):
+            raise RuleIdTaken(rule_id)
+        rule = await rule_store.insert_rule(conn, spec, tenant_id, rule_id or new_id("r"), now)
+        await version_store.record(conn, tenant_id, rule.id, rule.version, spec, now)
         plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
         await action_store.insert_planned(conn, plans, now)
         row = await load(conn, tenant_id, rule.id)
@@ -156,40 +165,71 @@ async def change(
         raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
 
 
+@dataclass(frozen=True)
+class PreparedChange:
+    """A change checked against the rule as read, ready to be written in a transaction."""
+
+    spec: RuleSpec
+    values: dict[str, Any]
+    reason: SkipReason
+    is_resume: bool
+    now: datetime
+
+
+async def prepare(
+    deps: Deps,
+    row: RowMapping,
+    changes: dict[str, Any],
+    reason: SkipReason,
+    profile: TenantProfile,
+) -> PreparedChange:
+    """Check `changes` on top of the rule as read in `row` (InvalidRule and its kin if they
+    do not make a valid rule); what to write."""
+    spec = spec_with(spec_from_row(row), changes)
+    with_code = "code" in changes or "runtime" in changes
+    now = deps.clock.now()
+    await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
+    values = rule_columns(spec) | {"updated_at": now}
+    is_pause = row["enabled"] and not spec.enabled
+    is_resume = spec.enabled and not row["enabled"]
+    if rule_etags.is_edit(changes):
+        values |= {"edited_version": row["version"] + 1}
+    if is_pause or is_resume:
+        values |= {"paused_at": now if is_pause else None}
+    return PreparedChange(spec, values, SkipReason.PAUSED if is_pause else reason, is_resume, now)
+
+
 async def _write_change(
     deps: Deps, row: RowMapping, changes: dict[str, Any], reason: SkipReason
 ) -> bool:
     """Write `changes` on top of the rule as read in `row`, only if it is still that version;
     False when another change came first."""
-    tenant_id, rule_id = row["tenant_id"], row["id"]
-    spec = spec_with(spec_from_row(row), changes)
-    with_code = "code" in changes or "runtime" in changes
-    profile = await deps.profile(tenant_id)
-    now = deps.clock.now()
-    await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
-    values = rule_columns(spec)
-    is_pause = row["enabled"] and not spec.enabled
-    is_resume = spec.enabled and not row["enabled"]
-    values |= {"updated_at": now}
-    if rule_etags.is_edit(changes):
-        values |= {"edited_version": row["version"] + 1}
-    if is_pause or is_resume:
-        values |= {"paused_at": now if is_pause else None}
-    if is_pause:
-        reason = SkipReason.PAUSED
+    prepared = await prepare(deps, row, changes, reason, await deps.profile(row["tenant_id"]))
     async with deps.write() as conn:
-        if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], values):
-            return False
-        status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
-        finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
-        metrics.count_skips(reason, finished)
-        # Resuming traces the whole pause anew, so its gap traces go too.
-        gone_after = row["paused_at"] if is_resume else now
-        await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
-        if is_resume:
-            await _trace_pause(conn, row, deps, now)
-        if spec.enabled:
-            await _plan_next(conn, rule_snapshot(await load(conn, tenant_id, rule_id)), deps, now)
+        return await write_prepared(conn, deps, row, prepared)
+
+
+async def write_prepared(
+    conn: AsyncConnection, deps: Deps, row: RowMapping, change: PreparedChange
+) -> bool:
+    """Write `change` in `conn`'s transaction, only if the rule is still the version of `row`:
+    its pending actions of that version finished, its traces made true, its next occurrence
+    planned. False (nothing written) when another change came first."""
+    tenant_id, rule_id, now = row["tenant_id"], row["id"], change.now
+    if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], change.values):
+        return False
+    await version_store.record(conn, tenant_id, rule_id, row["version"] + 1, change.spec, now)
+    reason = change.reason
+    status = ActionStatus.SKIPPED if reason is SkipReason.PAUSED else ActionStatus.CANCELLED
+    finished = await action_store.finish_pending_of_rule(conn, rule_id, status, reason, now)
+    metrics.count_skips(reason, finished)
+    # Resuming traces the whole pause anew, so its gap traces go too.
+    gone_after = row["paused_at"] if change.is_resume else now
+    await action_store.delete_gap_traces_after(conn, rule_id, gone_after)
+    if change.is_resume:
+        await _trace_pause(conn, row, deps, now)
+    if change.spec.enabled:
+        await _plan_next(conn, rule_snapshot(await load(conn, tenant_id, rule_id)), deps, now)
     return True
 
 
@@ -224,26 +264,3 @@ def _plans(
     if found is not None:
         plans.append(replace(planned(rule, found), trace_parent=tracing.current_parent()))
     return plans
-
-
-async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int | None) -> None:
-    """Soft-delete: history stays, pending actions are cancelled, DST gap traces ahead go.
-
-    With `expected_version`, only a rule no edit changed since is deleted (a pause or a resume
-    may have come between), checked by the statement that deletes (StaleVersion otherwise, and
-    nothing changes)."""
-    now = deps.clock.now()
-    async with deps.write() as conn:
-        row = await load(conn, tenant_id, rule_id)
-        if not rule_etags.is_current(row, expected_version):
-            raise StaleVersion(row["version"])
-        version = None if expected_version is None else row["version"]
-        values = {"deleted_at": now, "updated_at": now}
-        if not await rule_store.update_rule(conn, tenant_id, rule_id, version, values):
-            raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
-        finished = await action_store.finish_pending_of_rule(
-            conn, rule_id, ActionStatus.CANCELLED, SkipReason.RULE_DELETED, now
-        )
-        metrics.count_skips(SkipReason.RULE_DELETED, finished)
-        await action_store.delete_gap_traces_after(conn, rule_id, now)
-    deps.wake(tenant_id)

@@ -8,11 +8,15 @@ from typing import Any
 
 from sqlalchemy import func, select, update
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.domain.due import RuleSnapshot
 from engine.domain.records import ActionStatus, RuleSpec
+from engine.domain.rule_filters import RuleFilter
+from engine.errors import RuleIdTaken
 from engine.store.rows import rule_row
+from engine.store.rule_filters import rule_conditions
 from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions, rules, runs
 
@@ -24,9 +28,13 @@ def _visible(tenant_id: str) -> Any:
 async def insert_rule(
     conn: AsyncConnection, spec: RuleSpec, tenant_id: str, rule_id: str, now: datetime
 ) -> RuleSnapshot:
-    """Insert a new rule; its snapshot, as written."""
+    """Insert a new rule; its snapshot, as written. RuleIdTaken when a concurrent insert of
+    the same id won (PostgreSQL's writers do not wait for each other's checks)."""
     row = rule_row(spec, tenant_id, rule_id, now)
-    await conn.execute(rules.insert().values(**row))
+    try:
+        await conn.execute(rules.insert().values(**row))
+    except IntegrityError as exc:
+        raise RuleIdTaken(rule_id) from exc
     return rule_snapshot(row)
 
 
@@ -46,21 +54,28 @@ async def list_rules(
     *,
     after_id: str | None,
     limit: int,
-    enabled: bool | None,
-    search: str | None,
+    selection: RuleFilter,
 ) -> list[RowMapping]:
-    """Rules in id order after `after_id`; `search` matches name or description."""
-    query = select(rules).where(_visible(tenant_id))
+    """The rules `selection` means, in id order after `after_id`."""
+    query = select(rules).where(_visible(tenant_id), rule_conditions(selection))
     if after_id is not None:
         query = query.where(rules.c.id > after_id)
-    if enabled is not None:
-        query = query.where(rules.c.enabled.is_(enabled))
-    if search:
-        pattern = f"%{search.lower()}%"
-        query = query.where(
-            func.lower(rules.c.name).like(pattern) | func.lower(rules.c.description).like(pattern)
-        )
     return list((await conn.execute(query.order_by(rules.c.id).limit(limit))).mappings())
+
+
+async def selected_rules(
+    conn: AsyncConnection, tenant_id: str, selection: RuleFilter
+) -> list[RowMapping]:
+    """Every rule `selection` means, in id order (a bulk operation's set: the tenant's
+    `max_rules` quota bounds it)."""
+    query = select(rules).where(_visible(tenant_id), rule_conditions(selection))
+    return list((await conn.execute(query.order_by(rules.c.id))).mappings())
+
+
+async def is_id_taken(conn: AsyncConnection, rule_id: str) -> bool:
+    """Whether any rule, of any tenant, deleted or not, has this id (ids are one namespace)."""
+    query = select(func.count()).select_from(rules).where(rules.c.id == rule_id)
+    return int((await conn.execute(query)).scalar_one()) > 0
 
 
 async def update_rule(

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from engine.domain.rule_filters import RunFilter
 from engine.store.rows import NewRun, run_row
+from engine.store.rule_filters import run_conditions
 from engine.store.tables import runs
 
 
@@ -55,23 +56,12 @@ async def list_runs(
     conn: AsyncConnection,
     tenant_id: str,
     *,
-    rule_id: str | None = None,
-    action_ids: Sequence[int] | None = None,
-    outcome: str | None = None,
-    since: datetime | None = None,
+    where: RunFilter,
     before_id: int | None = None,
     limit: int = 50,
 ) -> list[RowMapping]:
     """Newest first, ids below `before_id` (the cursor)."""
-    query = select(runs).where(runs.c.tenant_id == tenant_id)
-    if rule_id is not None:
-        query = query.where(runs.c.rule_id == rule_id)
-    if action_ids is not None:
-        query = query.where(runs.c.action_id.in_(action_ids))
-    if outcome is not None:
-        query = query.where(runs.c.outcome == outcome)
-    if since is not None:
-        query = query.where(runs.c.started_at >= since)
+    query = select(runs).where(runs.c.tenant_id == tenant_id, run_conditions(tenant_id, where))
     if before_id is not None:
         query = query.where(runs.c.id < before_id)
     return list((await conn.execute(query.order_by(runs.c.id.desc()).limit(limit))).mappings())

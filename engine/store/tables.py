@@ -56,6 +56,8 @@ rules = Table(
     # The version of the last change to what the rule is (not a pause or a resume): an If-Match
     # naming a version from then on is still current (`engine.service.rule_etags`).
     Column("edited_version", Integer, nullable=False, server_default="1"),
+    # The rule's labels, {key: value}; selected with `engine.store.rule_filters`.
+    Column("labels", JSON, nullable=False, server_default="{}"),
 )
 Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
 
@@ -176,4 +178,27 @@ engine_nodes = Table(
     # incarnation from a live namesake by these.
     Column("host", String(255)),
     Column("incarnation", String(100)),
+)
+
+# Capability calls per tenant per minute (UTC, counted from the epoch), shared by every engine
+# node on the database so the per-minute quota holds across nodes (`engine.store.call_minutes`).
+capability_call_minutes = Table(
+    "capability_call_minutes",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("epoch_minute", Integer, primary_key=True, autoincrement=False),
+    Column("calls", Integer, nullable=False),
+)
+
+
+# Every version of a rule as it was saved (create, edit, pause, resume, rollback): its full
+# definition, to read, compare and roll back to (`engine.store.rule_versions`).
+rule_versions = Table(
+    "rule_versions",
+    metadata,
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE"), primary_key=True),
+    Column("version", Integer, primary_key=True),
+    Column("tenant_id", String(40), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
 )

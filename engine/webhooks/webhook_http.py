@@ -50,13 +50,21 @@ async def pin(url: str, allow_private: bool, what: str = "webhook") -> Pinned:
         host, parsed.port or (443 if parsed.scheme == "https" else 80), type=socket.SOCK_STREAM
     )
     addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
-    private = next((a for a in addresses if not a.is_global), None)
+    private = next((a for a in addresses if not _is_public(a)), None)
     if private is not None and not allow_private:
         raise WebhookRefused(
             f"{host} resolves to {private}, a private or local address; "
             f"the operator must allow private addresses for {what}s to use it"
         )
     return Pinned(parsed.copy_with(host=str(addresses[0])), host, parsed.netloc.decode("ascii"))
+
+
+def _is_public(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether `address` is public; an IPv4-mapped IPv6 address (`::ffff:a.b.c.d`, which the
+    kernel connects over IPv4) is judged as its IPv4 address, since Python's IPv6 table calls
+    some mapped non-public ones (100.64.0.0/10, shared and cloud metadata space) global."""
+    mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+    return (mapped or address).is_global
 
 
 async def post_pinned(

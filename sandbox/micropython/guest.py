@@ -1,11 +1,16 @@
 """One MicroPython instance in a worker: the host calls it makes, and how each run ended.
 
-An instance serves runs one after another, each in three phases. While it waits for a job
+An instance serves runs one after another, each in up to four phases. While it waits for a job
 (trusted code only: the interpreter and the prelude's bytecode, booting or coming back from
 the previous run) it may only fetch its script (`__script`), which is when the job starts:
 fuel, deadline and a fresh token (see `micropython.prelude`). Before that call is answered
-the instance is put back as it was at its first one (`micropython.snapshot`). While the
-script runs it may print, read its context and use the host API. Its first genuine `__end`
+the instance is put back as it was at its first one (`micropython.snapshot`), or, if it
+compiled the job's script before, as it was right after that compilation: a script is compiled
+once per instance, not once per run. While the prelude compiles (no tenant code runs then)
+it may only fetch a long source (`__again`), report a failure (`__end`) or ask for the script
+again, the call at which the instance is snapshotted with the script compiled (the snapshot
+is taken in that call's first step, and kept once the call turns out to be `__script`). While
+the script runs it may print, read its context and use the host API. Its first genuine `__end`
 (carrying the token) ends the run at once: the report is sent, and every host call but the
 prelude's next `__script` traps. How a run without a report ended is decided here, from what
 the host saw; such a run (a trap) ends the instance too.
@@ -29,7 +34,7 @@ from sandbox.micropython.bytecode import Rom
 from sandbox.micropython.memory import GuestMemory
 from sandbox.micropython.prelude import TOKEN_CHARS
 from sandbox.micropython.reports import classify, ending_report, unreported
-from sandbox.micropython.snapshot import Snapshot
+from sandbox.micropython.snapshot import Snapshot, Snapshots
 from sandbox.wasm.engine import DeadlineTimer, fuel_for
 from sandbox.wasm.guest import GuestRun, GuestStopped, detach, fuel_used
 from sandbox.worker import Refused, Worker
@@ -62,8 +67,10 @@ _encode = json.JSONEncoder(separators=(",", ":")).encode
 class Phase(Enum):
     #: Waiting for a job: booting, or back from the previous run.
     WAITING = 1
-    SCRIPT = 2
-    ENDED = 3
+    #: The prelude compiles the script it was handed; no tenant code runs.
+    COMPILING = 2
+    SCRIPT = 3
+    ENDED = 4
 
 
 class Instance:
@@ -87,7 +94,7 @@ class Instance:
         self.memory: wasmtime.Memory | None = None
         self._store: wasmtime.Store | None = None
         self._engine: wasmtime.Engine | None = None
-        self._snapshot: Snapshot | None = None
+        self._snapshots: Snapshots | None = None
         self._trap: tuple[Exception, bool] | None = None
         self._between_runs_fuel = 0
         self._new_run()
@@ -99,6 +106,7 @@ class Instance:
         self._held: bytes | None = None
         self._fuel = 0
         self._ending: tuple[str, str] | None = None
+        self._is_compiled = False
 
     @contextlib.contextmanager
     def started(
@@ -125,17 +133,34 @@ class Instance:
         back after a run (the prelude's next `__script`, see `micropython.snapshot`)."""
         if self.phase is Phase.ENDED:
             self._rewind()
-        elif self._snapshot is None and self.phase is Phase.WAITING:
+        elif self._snapshots is None and self.phase is Phase.WAITING:
             assert self.memory is not None and self._store is not None
-            self._snapshot = Snapshot(self.memory, self._store)
+            self._snapshots = Snapshots(self.memory, self._store)
+        elif self.phase is Phase.COMPILING and self._held is None:
+            assert self._snapshots is not None
+            self._snapshots.take_candidate()  # kept if this call is the prelude's `__script`
         return FIRST_ROOM_BYTES if self._held is None else len(self._held)
 
     def _rewind(self) -> None:
-        """Back to the snapshot for the next run, or the worker ends if that cannot be done."""
-        assert self._snapshot is not None and self._store is not None
-        if not self._snapshot.restore(self._store):
-            self.worker.exit()  # its memory grew: the engine gives the next run a new worker
+        """Back to a snapshot for the next job: the one with its script compiled, if the
+        instance has it, else the booted state. The snapshot of the script that just ran is
+        written back before the job arrives (the next run is most often of the same script),
+        so only another script's run waits for a write."""
+        snapshots = self._snapshots
+        assert snapshots is not None and self.guest is not None
+        written = self._restore(snapshots.for_script(self.guest.job.key))
+        job = self._pending = self.worker.next_job()
+        wanted = snapshots.for_script(job.key)
+        if wanted is not written:
+            self._restore(wanted)
         self._new_run()
+        self._is_compiled = wanted is not snapshots.booted
+
+    def _restore(self, snapshot: Snapshot) -> Snapshot:
+        assert self._store is not None
+        if not snapshot.restore(self._store):
+            self.worker.exit()  # its memory grew: the engine gives the next run a new worker
+        return snapshot
 
     def handle(self, name: str, memory: GuestMemory, address: int, size_bytes: int) -> bytes:
         """The answer to one `host.call(name, payload)`; the payload is at `address`."""
@@ -144,14 +169,29 @@ class Instance:
         if self.phase is Phase.WAITING:
             return self._wait(name)
         assert self.guest is not None
+        if self.phase is Phase.COMPILING and name not in ("__end", "__again"):
+            return self._after_compile(name, self.guest)
         payload = memory.read(address, size_bytes)
         if name == "__end":
             return self._end(payload)
         return self._respond(self.guest, name, payload)
 
+    def _after_compile(self, name: str, guest: GuestRun) -> bytes:
+        """The prelude compiled the script and asks for it again: the snapshot taken in this
+        call's first step is kept for the script's next runs, and the run goes on."""
+        if name != "__script":
+            raise GuestStopped(f"unexpected host call {name!r} while compiling")
+        assert self._snapshots is not None
+        if guest.job.mode is Mode.RUN:
+            self._snapshots.keep_candidate(guest.job.key)
+        else:
+            self._snapshots.drop_candidate()  # a check: its worker serves no other run
+        self.phase = Phase.SCRIPT
+        return self._start_answer(guest.job)
+
     def _wait(self, name: str) -> bytes:
         if name == "__script":
-            return self._hold(self._begin())
+            return self._begin()
         raise GuestStopped(f"unexpected host call {name!r} while waiting for a job")
 
     def _begin(self) -> bytes:
@@ -164,9 +204,15 @@ class Instance:
         self._store.set_fuel(self._fuel)
         self._store.set_epoch_deadline(1)
         self._timer.arm(self._engine, self.guest.started_s + job.limits.timeout_s)
-        self.phase = Phase.SCRIPT
-        mode = "v" if job.mode is Mode.CHECK else "r"
-        return (self._token + mode).encode() + self._source(job, self.guest)
+        if self._is_compiled:
+            self.phase = Phase.SCRIPT
+            return self._start_answer(job)
+        self.phase = Phase.COMPILING
+        return self._hold((self._token + "c").encode() + self._source(job, self.guest))
+
+    def _start_answer(self, job: Job) -> bytes:
+        """The token and the mode: the prelude runs the script it compiled."""
+        return (self._token + ("v" if job.mode is Mode.CHECK else "r")).encode()
 
     def _source(self, job: Job, guest: GuestRun) -> bytes:
         source = self._sources.get(job.key) if job.form is CodeForm.HELD else self.worker.blob
@@ -183,6 +229,8 @@ class Instance:
         if not text.startswith(self._token) or len(text) <= TOKEN_CHARS:
             return _encode("only the prelude may end a run").encode()
         self._timer.disarm()
+        if self._snapshots is not None:
+            self._snapshots.drop_candidate()  # a compile failure: nothing to keep
         self._ending = (text[TOKEN_CHARS], text[TOKEN_CHARS + 1 :])
         self.phase = Phase.ENDED
         self.worker.finish(self.report())

@@ -8,25 +8,29 @@ so a run does little of either:
   the host wrote into pages of its own before the interpreter started, and imports the prelude.
   It leaves no name behind (a script could `import __main__` and find it).
 - The prelude asks for the script (`__script`): in a warm worker, everything so far happened
-  before the job arrived, and the host answers when it does (`micropython.executor`). The
-  answer is a secret token of 16 characters, the mode, and the script's source.
+  before the job arrived, and the host answers when it does (`micropython.guest`). The answer
+  is a secret token of 16 characters and either `c` and the script's source, which the prelude
+  compiles (then it asks again, and the host snapshots the interpreter with the script
+  compiled), or the mode (`r` run, `v` validate) once the script is compiled.
 - It hides what a script must not reach: `import host` (the raw host call), `uctypes` (raw
   memory, where the token could be read) and `micropython` (`heap_lock`, which would keep the
   prelude from reporting) find a stub that only offers `micropython.const`.
-- It compiles the script, marks it compiled in a byte the host set aside (the host reads the
-  mark only if a trap ends the run: a trap before it is a compile failure), runs its top level,
-  then `main(ctx)`, and reports how it ended with `__end`: the token, a letter (`r` result,
-  `v` validated, `m` memory, `n` no main, `j` not JSON, `f` failed, `c` does not compile) and
+- It marks the script compiled in a byte the host set aside (the host reads the mark only if a
+  trap ends the run: a trap before it is a compile failure); it runs the top level, then
+  `main(ctx)`, and reports how it ended with `__end`: the token, a letter (`r` result, `v`
+  validated, `m` memory, `n` no main, `j` not JSON, `f` failed, `c` does not compile) and
   its details. The host ends the run at the first genuine `__end`; a script cannot make one,
   because everything the prelude uses from then on (the raw call, the token, the encoder and
   the failure report) is a local of `main` or `once`, out of the script's reach: a script can
   replace module attributes and `sys.modules` entries, but not another function's locals.
 - Then it asks for the next script, with the same call from the same frame: the host puts
-  the whole interpreter back as it was at the first such call before it answers, so nothing
-  a run did (globals, modules, heap) reaches the next (`micropython.executor`).
+  the whole interpreter back as it was at the first such call, or at the one right after it
+  compiled the same script, before it answers, so nothing a run did (globals, modules, heap)
+  reaches the next (`micropython.guest`).
 
-A trivial run makes two host calls. Other calls named `__...` belong to the prelude (`__print`,
-`__context`, `__again`); everything else is the tenant's host API (the prelude names the kv
+A trivial run makes two host calls (three the first time its instance sees the script).
+Other calls named `__...` belong to the prelude (`__print`, `__context`, `__again`);
+everything else is the tenant's host API (the prelude names the kv
 operations `get`, `set`, `delete`, `keys`, `incr`, `set_if`; `ctx.secrets.get` is `secret`,
 `ctx.http.request` is `http`, `ctx.call` is `call`, `ctx.schedule` is `schedule`). Answers
 are JSON: `[value]`, or the refusal's message as a string, or `1` when the answer did not fit
@@ -57,6 +61,7 @@ import host, json, sys
 send = host.call
 dumps = json.dumps
 loads = json.loads
+compiled = None
 
 
 class HostError(Exception):
@@ -166,25 +171,31 @@ def write(value, encode):
         return encode(["(the error could not be described)", None])
 
 
-# Compiles the script (marking it compiled), runs its top level, then main(ctx), and returns
-# what `__end` reports. Its frame stays small: a large one lives on the heap, where the
-# collector of this build misses it. From the moment the script runs, only locals are used to
-# report (see the module docstring).
+# Compiles the script (marking it compiled) when the host hands over its source (`c`), and
+# keeps the code in `compiled`: the host snapshots the interpreter at the next `__script`, so a
+# later run of the same script starts with it compiled. Otherwise (`r` run, `v` validate) runs
+# the compiled top level, then main(ctx), and returns what `__end` reports. Its frame stays
+# small: a large one lives on the heap, where the collector of this build misses it. From the
+# moment the script runs, only locals are used to report (see the module docstring).
 def once(found, buffer):
+    global compiled
     key = found[:16]
     memory = key + "m1"  # made now: reporting a full heap must not need the heap
     encode = dumps
+    if found[16] == "c":
+        try:
+            compiled = compile(found[17:], "<script>", "exec")
+        except MemoryError:
+            found = None
+            return key + "m0"
+        except BaseException as value:
+            return key + "c" + write(value, encode)
+        buffer[0] |= 1
+        return None
     sys.modules["host"] = sys.modules["uctypes"] = sys.modules["micropython"] = hidden()
-    try:
-        code = compile(found[17:], "<script>", "exec")
-    except MemoryError:
-        found = None
-        return key + "m0"
-    except BaseException as value:
-        return key + "c" + write(value, encode)
-    buffer[0] |= 1
     buffer = found[16] == "v"
     found = None
+    code = compiled
     scope = {"__name__": "script", "HostError": HostError, "print": print}
     try:
         exec(code, scope)
@@ -209,8 +220,9 @@ def once(found, buffer):
 
 
 # One run after another, each asked for with the same call from this one frame: the host
-# takes its snapshot of the interpreter at the first `__script`, and puts it back at every
-# later one (see `micropython.executor`), so each run starts from the same booted state.
+# takes its snapshot of the interpreter at the first `__script` and at the one after each
+# script compiled, and puts one back at every later one (see `micropython.guest`), so each run
+# starts from the same booted state, its script compiled or not.
 def main():
     import uctypes
 
@@ -222,7 +234,9 @@ def main():
         found = end("__script", "")
         if found == "1":  # longer than the room offered: fetch it at its size
             found = end("__again", "")
-        found = end("__end", run(found, buffer))
+        found = run(found, buffer)
+        if found:
+            end("__end", found)
 
 
 main()

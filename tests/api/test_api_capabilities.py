@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from support.api_servers import KINDS, UNTHROTTLED, new_database_url
-from support.host_product import IN_PROCESS, PLUGIN_DIR, SCHEMAS, SIGNING_KEY, HostProduct
+from support.host_product import IN_PROCESS, PLUGIN_DIR, SCHEMAS, HostProduct, lending_env
 from support.operator import ADMIN_TOKEN
 from support.processes import Server, running_server
 from support.threaded_server import serving
@@ -34,14 +33,9 @@ def server(
     host_product: HostProduct,
 ) -> Iterator[Server]:
     """A server of its own: its registry names the stand-in product's endpoints."""
-    registry = host_product.registry()
-    registry["capabilities"] += IN_PROCESS
-    path: Path = tmp_path_factory.mktemp("registry") / "capabilities.json"
-    path.write_text(json.dumps(registry))
     env = {
         "CADENZA_ADMIN_TOKEN": ADMIN_TOKEN,
-        "CADENZA_CAPABILITIES_FILE": str(path),
-        "CADENZA_CAPABILITY_SIGNING_KEY": SIGNING_KEY,
+        **lending_env(host_product, tmp_path_factory.mktemp("registry"), *IN_PROCESS),
         "CADENZA_CAPABILITY_MAX_CALLS_PER_RUN": "5",
         "PYTHONPATH": str(PLUGIN_DIR),
         **UNTHROTTLED,

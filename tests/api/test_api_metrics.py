@@ -13,7 +13,7 @@ import psutil
 from prometheus_client.parser import text_string_to_metric_families
 from support.processes import Server
 
-FLOOD = 4_000
+FLOOD = 2_000
 WARM_UP = 300
 #: Resident memory a flood may add (allocator noise, caches warming). The series count is
 #: the sharp check (an unbounded label set adds a series per invented label); this one

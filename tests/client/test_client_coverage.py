@@ -62,6 +62,14 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RunCallPublic": cadenza_client.models.runs.RunCall,
     "CapabilityPublic": cadenza_client.Capability,
     "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
+    # Labels, filters and bulk operations (issue 22).
+    "BulkResultPublic": cadenza_client.BulkResult,
+    # issue 22, history
+    "AuditEntryPublic": cadenza_client.AuditEntry,
+    "RuleVersionPublic": cadenza_client.RuleVersion,
+    "RuleDefinition": cadenza_client.RuleDefinition,
+    "FieldChangePublic": cadenza_client.FieldChange,
+    "RuleDiff": cadenza_client.RuleDiff,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -78,9 +86,12 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
     "TenantSettings": ("tenant", "update"),
+    # Labels, filters and bulk operations (issue 22).
+    "BulkRequest": ("rules", "bulk"),
+    "RollbackRequest": ("rule_history", "rollback"),
 }
 #: A method's parameter for a body field of another name.
-RENAMED = {"rule_id": "rule"}
+RENAMED = {"rule_id": "rule", "version": "to_version"}  # rollback: `version=` is If-Match
 #: Schemas the client reads in another shape: pages through `Page[...]`, errors as exceptions.
 OTHER_SHAPES = {"Problem", "FieldError"}
 ENUMS: dict[str, type[StrEnum]] = {
@@ -93,6 +104,9 @@ ENUMS: dict[str, type[StrEnum]] = {
     "OutcomeStatus": enums.Outcome,
     "Role": enums.Role,
     "TenantStatus": enums.TenantStatus,
+    # Labels, filters and bulk operations (issue 22).
+    "RuleState": enums.RuleState,
+    "BulkOperation": enums.BulkOperation,
 }
 
 

@@ -3,13 +3,17 @@ surrogates and NUL included, comes out as valid UTF-8 without NUL, and nothing e
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import json
+import re
+
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sandbox import Event, Outcome, OutcomeStatus, clean_json, clean_outcome, clean_text
 from sandbox.framing import FrameError
 from sandbox.report import WORKER_STATUSES, parse
 from sandbox.text import REPLACEMENT
+from sandbox.worker import call_body, dumps_args
 
 #: Every code point, the lone surrogates and NUL included.
 ANY_TEXT = st.text(st.characters(exclude_categories=()), max_size=50)
@@ -84,3 +88,23 @@ def test_a_workers_report_is_either_read_clean_or_refused(message: object) -> No
     assert all(
         is_storable(s) for s in [report.error or "", report.stdout, *strings_of(report.result)]
     )
+
+
+#: A surrogate (lone or in a pair) or a NUL as JSON writes it (ASCII output).
+UNSTORABLE_ESCAPES = re.compile(r"\\u(?:0000|d[89a-f])")
+
+
+@given(st.sampled_from(["kv_set", "emit", "capability_call"]), st.lists(JSON_VALUES, max_size=4))
+def test_a_host_calls_frame_is_its_arguments_cleaned_whether_sent_as_encoded_or_not(
+    op: str, args: list[object]
+) -> None:
+    """The worker sends clean arguments as it encoded them, and re-encodes the others: the
+    engine reads the same clean value either way."""
+    try:
+        text = dumps_args(args)
+    except FrameError:
+        assume(False)  # an infinity: refused before any frame is made
+    body = call_body(op, text)
+    assert json.loads(body) == {"op": op, "args": clean_json(args)}
+    if UNSTORABLE_ESCAPES.search(text) is None:  # no surrogate (not even a pair), no NUL
+        assert body.endswith(f',"args":{text}}}')  # sent as encoded, not encoded again

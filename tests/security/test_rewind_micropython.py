@@ -62,3 +62,39 @@ async def test_a_run_that_ends_badly_leaves_nothing_to_the_next(run) -> None:
     assert after_failure.result[:4] == CLEAN
     assert trapped.status is OutcomeStatus.TIMEOUT
     assert after_trap.status is OutcomeStatus.OK and after_trap.result[:4] == CLEAN
+
+
+#: Plants state and says what it found planted: the same script, run again on the same worker
+#: from its snapshot taken right after it compiled, must find nothing either.
+PLANT_AND_READ = """
+import cadenza, gc, sys
+found = [getattr(cadenza, "planted", None), sys.modules.get("planted")]
+cadenza.planted = sys.modules["planted"] = "left by run {n}"
+cadenza.compiled = None
+def main(ctx):
+    return found + [{n}, gc.mem_alloc()]
+"""
+
+
+async def test_a_script_run_again_from_its_compiled_snapshot_finds_nothing(run) -> None:
+    script = PLANT_AND_READ.format(n=1)
+    first = await run("micropython", script, tenant_id="t-rewind-d")
+    again = await run("micropython", script, tenant_id="t-rewind-d")
+    assert (first.status, again.status) == (OutcomeStatus.OK, OutcomeStatus.OK)
+    assert first.pid == again.pid
+    assert again.result == first.result == [None, None, 1, first.result[3]]
+    assert again.fuel < first.fuel  # compiled once: the second run did not compile it again
+
+
+async def test_compiled_scripts_are_never_confused_with_one_another(run) -> None:
+    """More scripts than an instance keeps compiled, in turns: each run is its own script's,
+    whether it starts from its compiled snapshot, a compilation, or after a failure."""
+    scripts = [PLANT_AND_READ.format(n=n) for n in range(6)] + ["def main(ctx)\n"]
+    for turn in range(3):
+        for n, script in enumerate(scripts):
+            outcome = await run("micropython", script, tenant_id="t-rewind-e")
+            if n == 6:
+                assert outcome.status is OutcomeStatus.REJECTED, (turn, outcome.error)
+                continue
+            assert outcome.status is OutcomeStatus.OK, (turn, n, outcome.error)
+            assert outcome.result[:3] == [None, None, n], (turn, n)

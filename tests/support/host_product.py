@@ -120,3 +120,16 @@ IN_PROCESS = [
     {"name": "test.explode", "schema": {}, "entry_point": "test.explode"},
     {"name": "test.refuse", "schema": {}, "entry_point": "test.refuse"},
 ]
+
+
+def lending_env(product: HostProduct, directory: Path, *extra: dict[str, Any]) -> dict[str, str]:
+    """A server's settings whose operator lends `product`'s capabilities (and `extra` registry
+    entries), signed with the tests' key: the registry file is written into `directory`."""
+    registry = product.registry()
+    registry["capabilities"] += list(extra)
+    path = directory / "capabilities.json"
+    path.write_text(json.dumps(registry))
+    return {
+        "CADENZA_CAPABILITIES_FILE": str(path),
+        "CADENZA_CAPABILITY_SIGNING_KEY": SIGNING_KEY,
+    }

@@ -75,9 +75,10 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def workers(
-    database_url: str, log_dir: Path, names: list[str], *args: str
+    database_url: str, log_dir: Path, names: list[str], *args: str, **env: str
 ) -> Iterator[list[subprocess.Popen[bytes]]]:
-    started = [start_worker(database_url, name, log_dir, *args) for name in names]
+    """`cadenza worker` per name, stopped at the end; `env` as for `start_worker`."""
+    started = [start_worker(database_url, name, log_dir, *args, **env) for name in names]
     try:
         yield started
     finally:

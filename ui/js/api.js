@@ -23,7 +23,10 @@ function headers(path, extra, credential) {
 export async function request(method, path, { body, query, ifMatch, credential } = {}) {
   const url = new URL(path, location.origin);
   for (const [k, v] of Object.entries(query || {})) {
-    if (v !== undefined && v !== null && v !== "") url.searchParams.set(k, v);
+    // A list is a repeated parameter (label=team=ops&label=env).
+    for (const one of Array.isArray(v) ? v : [v]) {
+      if (one !== undefined && one !== null && one !== "") url.searchParams.append(k, one);
+    }
   }
   const extra = {};
   if (body !== undefined) extra["Content-Type"] = "application/json";

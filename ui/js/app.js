@@ -3,6 +3,8 @@ import * as api from "./api.js";
 import { fill, h, toast } from "./dom.js";
 import { navigate, render, route, setGuard, start } from "./router.js";
 import * as session from "./session.js";
+import { auditView } from "./views/audit.js";
+import { ruleHistory } from "./views/rule_history.js";
 import { dataView } from "./views/data.js";
 import { eventsView } from "./views/events.js";
 import { ruleEditor } from "./views/rule_editor.js";
@@ -23,6 +25,8 @@ route("/data", dataView);
 route("/events", eventsView);
 route("/settings", settingsView);
 route("/tenants", tenantsView);
+route("/audit", auditView);
+route("/rules/:id/history", ruleHistory);
 
 setGuard((path) => {
   const s = session.current();

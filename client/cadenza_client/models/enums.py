@@ -118,3 +118,23 @@ class TenantStatus(StrEnum):
     """Its rules run."""
     SUSPENDED = "suspended"
     """Its rules stop and its keys are read-only, until the operator resumes it."""
+
+
+class RuleState(StrEnum):
+    """Whether a rule plans runs (a filter of rule lists and bulk operations)."""
+
+    ACTIVE = "active"
+    """Enabled."""
+    PAUSED = "paused"
+    """Disabled: its occurrences are recorded as skipped."""
+
+
+class BulkOperation(StrEnum):
+    """What a bulk call does to each rule its filter selects."""
+
+    PAUSE = "pause"
+    """Pause the selected rules that are active."""
+    RESUME = "resume"
+    """Resume the selected rules that are paused."""
+    DELETE = "delete"
+    """Delete every selected rule."""

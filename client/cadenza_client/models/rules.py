@@ -12,7 +12,14 @@ from typing import Any
 from pydantic import AwareDatetime, ConfigDict, Field
 
 from cadenza_client.models.base import Input, Record
-from cadenza_client.models.enums import DstGap, DstRepeat, MisfirePolicy, OverlapPolicy, Runtime
+from cadenza_client.models.enums import (
+    BulkOperation,
+    DstGap,
+    DstRepeat,
+    MisfirePolicy,
+    OverlapPolicy,
+    Runtime,
+)
 
 
 class NewRule(Input):
@@ -42,6 +49,9 @@ class NewRule(Input):
     jitter_s: int = 0
     start_at: AwareDatetime | None = None
     end_at: AwareDatetime | None = None
+    labels: dict[str, str] = Field(
+        default_factory=dict, description="key: value pairs to select the rule by."
+    )
 
 
 class RuleChanges(Input):
@@ -69,6 +79,7 @@ class RuleChanges(Input):
     jitter_s: int | None = None
     start_at: AwareDatetime | None = None
     end_at: AwareDatetime | None = None
+    labels: dict[str, str] | None = None
 
 
 class Rule(NewRule):
@@ -88,6 +99,15 @@ class Rule(NewRule):
     def as_new(self) -> NewRule:
         """This rule's definition, every field given, ready to create elsewhere."""
         return NewRule(**{name: getattr(self, name) for name in NewRule.model_fields})
+
+
+class BulkResult(Record):
+    """The rules a bulk call changed, or that its dry run would change."""
+
+    operation: BulkOperation
+    dry_run: bool
+    count: int
+    ids: tuple[str, ...] = Field(description="Their ids in id order (the first 1000).")
 
 
 class Note(Record):

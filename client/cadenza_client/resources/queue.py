@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cadenza_client.call import Call, Route, given, reading
+from cadenza_client.call import Call, QueryValues, Route, given, reading
 from cadenza_client.endpoint import Resource, S, listing, operation
 from cadenza_client.models.base import Page
 from cadenza_client.models.enums import ActionStatus, Outcome, Runtime
@@ -100,12 +100,15 @@ class Runs(Resource[S]):
         rule: RuleRef | None = None,
         outcome: Outcome | None = None,
         since: datetime | None = None,
+        rule_labels: tuple[str, ...] = (),
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Call[Page[RunSummary]]:
-        """One page of runs, newest first, optionally of one rule, outcome, or since an instant."""
-        query = {
+        """One page of runs, newest first, optionally of one rule, of rules carrying labels
+        (`key=value` or `key`), of one outcome, or since an instant."""
+        query: dict[str, QueryValues] = {
             "rule_id": _rule_filter(rule),
+            "rule_label": rule_labels,
             "status": outcome,
             "since": since,
             "limit": limit,

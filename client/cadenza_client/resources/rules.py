@@ -11,11 +11,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from cadenza_client.call import Call, Route, given, no_content, reading
+from cadenza_client.call import Call, QueryValues, Route, given, no_content, reading
 from cadenza_client.endpoint import Resource, S, listing, operation
 from cadenza_client.models.base import Page
-from cadenza_client.models.enums import DstGap, DstRepeat, Runtime
+from cadenza_client.models.enums import (
+    BulkOperation,
+    DstGap,
+    DstRepeat,
+    Outcome,
+    RuleState,
+    Runtime,
+)
 from cadenza_client.models.rules import (
+    BulkResult,
     ChangePreview,
     NewRule,
     Preview,
@@ -38,6 +46,23 @@ def if_match(rule: RuleRef, version: int | None) -> dict[str, str]:
     """The precondition of a write: `version` if given, else the version `rule` was read at."""
     expected = version if version is not None else getattr(rule, "version", None)
     return {} if expected is None else {"If-Match": f'"{expected}"'}
+
+
+def selection(
+    labels: tuple[str, ...],
+    state: RuleState | None,
+    runtime: Runtime | None,
+    last_outcome: Outcome | None,
+    search: str | None,
+) -> dict[str, QueryValues]:
+    """The query that selects rules, shared by the list and the bulk operations."""
+    return {
+        "label": labels,
+        "state": state,
+        "runtime": runtime,
+        "last_outcome": last_outcome,
+        "search": search,
+    }
 
 
 class Schedules(Resource[S]):
@@ -73,13 +98,22 @@ class Rules(Resource[S]):
     def page(
         route: Route,
         *,
+        labels: tuple[str, ...] = (),
+        state: RuleState | None = None,
+        runtime: Runtime | None = None,
+        last_outcome: Outcome | None = None,
         enabled: bool | None = None,
         search: str | None = None,
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Call[Page[Rule]]:
-        """One page of rules (`limit` 1-200), optionally only enabled or paused, or by name."""
-        query = {"enabled": enabled, "search": search, "limit": limit, "cursor": cursor}
+        """One page of rules (`limit` 1-200) that meet every filter given: `labels` as
+        `key=value` or `key`, state, runtime, the latest run's outcome, text in the name."""
+        query = selection(labels, state, runtime, last_outcome, search) | {
+            "enabled": enabled,
+            "limit": limit,
+            "cursor": cursor,
+        }
         return route.call(reading(Page[Rule]), query=query, paged_by="cursor")
 
     list = listing(page)
@@ -88,6 +122,36 @@ class Rules(Resource[S]):
     def create(route: Route, rule: NewRule) -> Call[Rule]:
         """Save a rule; its first occurrence is planned at once."""
         return route.call(reading(Rule), body=rule.body())
+
+    @operation("PUT", "/v1/rules/{rule_id}")
+    def put(route: Route, rule_id: str, rule: NewRule, *, version: int | None = None) -> Call[Rule]:
+        """Create the rule with your own id, or replace it whole; the same rule again changes
+        nothing. With `version`, only a replace of that version (`StaleVersion` otherwise)."""
+        headers = {} if version is None else {"If-Match": f'"{version}"'}
+        return route.call(
+            reading(Rule), path={"rule_id": rule_id}, body=rule.body(), headers=headers
+        )
+
+    @operation("POST", "/v1/rules/bulk")
+    def bulk(
+        route: Route,
+        operation: BulkOperation,
+        *,
+        dry_run: bool = False,
+        labels: tuple[str, ...] = (),
+        state: RuleState | None = None,
+        runtime: Runtime | None = None,
+        last_outcome: Outcome | None = None,
+        search: str | None = None,
+    ) -> Call[BulkResult]:
+        """Pause, resume or delete every rule the filters select (as `page` takes them), in
+        one transaction; `dry_run` counts them and changes nothing. Only `dry_run` repeats."""
+        return route.call(
+            reading(BulkResult),
+            query=selection(labels, state, runtime, last_outcome, search),
+            body=given(operation=operation, dry_run=dry_run),
+            is_idempotent=dry_run,
+        )
 
     @operation("POST", "/v1/rules/validate")
     def validate(route: Route, rule: NewRule) -> Call[None]:

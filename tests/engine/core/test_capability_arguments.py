@@ -16,6 +16,7 @@ from support.host_product import HostProduct
 
 from engine.capabilities.desk import CapabilityDesk
 from engine.capabilities.specs import CapabilityPolicy
+from engine.clock import SystemClock
 from engine.runs.capability_calls import CapabilityCalls
 from sandbox import ScriptContext
 from tenants import capability_grants
@@ -67,7 +68,9 @@ async def _call(database_url: str, policy: CapabilityPolicy, args: Any) -> str |
             tenant, _ = await create_tenant(conn, f"t-{uuid.uuid4().hex}")
             await capability_grants.grant(conn, tenant.id, "mail.send", datetime.now(UTC))
         context = ScriptContext(tenant.id, None, None, datetime.now(UTC), 1, {}, "o:1")
-        calls = CapabilityCalls(db, CapabilityDesk(policy), context, time.monotonic() + 10)
+        calls = CapabilityCalls(
+            db, CapabilityDesk(policy), context, time.monotonic() + 10, SystemClock()
+        )
         try:
             await calls.call("mail.send", args)
         except ValueError as exc:

@@ -1,5 +1,6 @@
 """The worked examples of docs/scripts.md (HTTP, secrets, kv) run as printed, in both Python
-runtimes, against a local stand-in for the services they call."""
+runtimes (the cart reminder, which uses `datetime`, in `python`), against a local stand-in for
+the services they call."""
 
 from __future__ import annotations
 
@@ -36,8 +37,16 @@ def test_every_worked_example_is_covered() -> None:
     assert set(EXAMPLES) == set(EXPECTED)
 
 
-@pytest.mark.parametrize("runtime", ["python", "micropython"])
-@pytest.mark.parametrize("name", sorted(EXPECTED))
+#: (example, runtime) pairs: MicroPython has no `datetime`, which the cart reminder uses.
+CASES = [
+    (name, runtime)
+    for name in sorted(EXPECTED)
+    for runtime in ("python", "micropython")
+    if (name, runtime) != ("abandoned-cart reminder", "micropython")
+]
+
+
+@pytest.mark.parametrize(("name", "runtime"), CASES)
 async def test_worked_example_runs_as_documented(
     db, both_pythons, secret_box, clock, tenant_id, stand_in: StandIn, runtime: str, name: str
 ) -> None:
@@ -62,6 +71,6 @@ async def test_worked_example_runs_as_documented(
         assert stand_in.received[0][2]["Authorization"] == f"Bearer {TOKEN}"
     if name == "abandoned-cart reminder":
         assert [e.type for e in found.outcome.events] == ["cart.reminder"]
-        assert list(found.kv_changes) == ["reminded/c1"]
+        assert list(found.kv_changes) == ["reminded/first/c1"]
     if name == "exchange rates into kv":
         assert list(found.kv_changes) == [f"rates/{clock.now().date().isoformat()}"]

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 
 from engine.domain.records import ActionStatus, RuleSpec
+from engine.domain.rule_filters import RuleFilter
 from engine.errors import (
     ActionNotFound,
     InvalidRule,
@@ -141,7 +142,7 @@ async def test_list_rules_pages_with_cursor(service: EngineService, tenant_id: s
     assert len(first.items) == 3 and first.next_cursor is not None
     second = await service.list_rules(tenant_id, limit=3, cursor=first.next_cursor)
     assert len(second.items) == 2 and second.next_cursor is None
-    found = await service.list_rules(tenant_id, search="R4")
+    found = await service.list_rules(tenant_id, selection=RuleFilter(search="R4"))
     assert [r.name for r in found.items] == ["r4"]
 
 

@@ -2,6 +2,7 @@
 import * as api from "../api.js";
 import { field, h, newId } from "../dom.js";
 import { viewerZone, zones } from "../format.js";
+import { formatLabels, parseLabels } from "../labels.js";
 import { fromText, toText } from "../schedule/rrule.js";
 import { scheduleBuilder } from "../schedule/builder.js";
 import { previewPanel } from "../schedule/preview.js";
@@ -57,6 +58,7 @@ export function ruleForm() {
     schedule: h("input", { type: "text", class: "mono", spellcheck: false, autocomplete: "off" }),
     timezone: h("input", { type: "text", list: zoneList.id, value: viewerZone, autocomplete: "off", spellcheck: false }),
     params: h("textarea", { rows: "3", class: "mono", spellcheck: false }, "{}"),
+    labels: h("input", { type: "text", class: "mono", autocomplete: "off", spellcheck: false, placeholder: "team=ops, env=prod" }),
     enabled: h("input", { type: "checkbox", checked: true }),
     dst_gap: h("select", {}, h("option", { value: "shift" }, "Run it an hour later (02:30 runs at 03:30)"), h("option", { value: "skip" }, "Skip that day")),
     dst_repeat: h("select", {}, h("option", { value: "first" }, "Run once, the first time"), h("option", { value: "both" }, "Run both times")),
@@ -99,6 +101,7 @@ export function ruleForm() {
     h("div", { class: "form-main" },
       h("section", { class: "card" }, h("h2", {}, "Rule"),
         field("Name", c.name), field("Description (optional)", c.description),
+        field("Labels (optional)", c.labels, "key=value pairs, separated by commas; filter and act on rules by them."),
         h("div", { class: "field inline" }, c.enabled, h("label", { for: c.enabled.id = newId() }, "Enabled (runs on schedule)"))),
       scheduleSection,
       h("section", { class: "card" }, h("h2", {}, "What runs"), script.element,
@@ -128,7 +131,7 @@ export function ruleForm() {
   function spec(strict) {
     return {
       name: c.name.value.trim(), description: c.description.value, schedule: c.schedule.value.trim(),
-      timezone: c.timezone.value.trim(), dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value, enabled: c.enabled.checked, params: parseParams(strict), ...script.values(), ...policies.values(),
+      timezone: c.timezone.value.trim(), dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value, enabled: c.enabled.checked, params: parseParams(strict), labels: parseLabels(c.labels.value), ...script.values(), ...policies.values(),
     };
   }
 
@@ -140,6 +143,7 @@ export function ruleForm() {
     set(rule) {
       for (const name of ["name", "description", "schedule", "timezone", "dst_gap", "dst_repeat"]) c[name].value = rule[name] ?? c[name].value;
       c.params.value = JSON.stringify(rule.params || {}, null, 2);
+      c.labels.value = formatLabels(rule.labels);
       c.enabled.checked = rule.enabled !== false;
       script.set(rule);
       policies.set(rule);
@@ -155,7 +159,9 @@ export function ruleForm() {
       const list = api.fieldErrors(problem);
       let shown = false;
       for (const e of list) {
-        const name = String(e.field).split(".").pop();
+        // "labels.team" belongs to the labels field; other paths end in the field's name.
+        const path = String(e.field).split(".");
+        const name = path[0] === "labels" ? "labels" : path.pop();
         if (name === "code") {
           script.showCodeError(e.line, e.message);
           shown = true;

@@ -5,6 +5,7 @@ import { field, fill, fillWhenChanged, h, problemBox, toast } from "../dom.js";
 import { relative, tone, when } from "../format.js";
 import { navigate, whileHere } from "../router.js";
 import { bucket, runsChart } from "../chart.js";
+import { labelChips } from "../labels.js";
 import { outcomeBadge } from "./rules_list.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
 import { backfillForm } from "./backfill.js";
@@ -65,13 +66,15 @@ export async function rulePage(main, ruleId) {
           h("button", { type: "button", onclick: () => act("trigger") }, "Run now"),
           h("button", { type: "button", class: "secondary", onclick: () => act(rule.enabled ? "pause" : "resume") }, rule.enabled ? "Pause" : "Resume"),
           h("a", { class: "button secondary", href: `#/rules/${rule.id}/edit` }, "Edit"),
+          h("a", { class: "button secondary", href: `#/rules/${rule.id}/history` }, "History"),
           h("button", { type: "button", class: "danger", onclick: remove }, "Delete"))),
       h("dl", { class: "facts" },
         h("dt", {}, "Schedule"), h("dd", {}, rule.schedule_text || rule.schedule, h("div", { class: "muted small mono" }, rule.schedule)),
         h("dt", {}, "Next run"), h("dd", {}, rule.next_run_at ? `${when(rule.next_run_at, rule.timezone)} (${relative(rule.next_run_at)})` : "—"),
         h("dt", {}, "State"), h("dd", {}, rule.enabled ? "Active" : h("span", { class: "badge skip" }, "Paused")),
         h("dt", {}, "Last outcome"), h("dd", {}, outcomeBadge(rule.last_outcome)),
-        h("dt", {}, "Runtime"), h("dd", {}, `${rule.runtime}, timeout ${rule.timeout_ms} ms, memory ${rule.memory_mb} MB, version ${rule.version}`)));
+        h("dt", {}, "Runtime"), h("dd", {}, `${rule.runtime}, timeout ${rule.timeout_ms} ms, memory ${rule.memory_mb} MB, version ${rule.version}`),
+        h("dt", {}, "Labels"), h("dd", {}, labelChips(rule.labels) || "none")));
   }
 
   async function refresh() {

@@ -1,11 +1,12 @@
 // Every run of the tenant: the last day as a chart, then the runs (failed ones first to find),
 // and the queue of actions with cancel and retry.
 import * as api from "../api.js";
-import { field, fill, fillWhenChanged, h, latestOnly, problemBox } from "../dom.js";
+import { debounce, field, fill, fillWhenChanged, h, latestOnly, problemBox } from "../dom.js";
 import { when, tone } from "../format.js";
 import { bucket, runsChart } from "../chart.js";
 import { actOn, runsTable, withDetails } from "./runs_table.js";
 import { whileHere } from "../router.js";
+import { terms } from "../labels.js";
 
 const OUTCOMES = ["", "ok", "error", "timeout", "memory", "output_limit", "killed", "crashed", "rejected"];
 const STATUSES = ["pending", "running", "failed", "succeeded", "skipped", "expired", "cancelled"];
@@ -30,6 +31,7 @@ async function lastDay() {
 export async function runsView(main) {
   const outcome = h("select", {}, OUTCOMES.map((o) => h("option", { value: o }, o || "any outcome")));
   const status = h("select", {}, STATUSES.map((s) => h("option", { value: s }, s)));
+  const ruleLabels = h("input", { type: "search", class: "mono", placeholder: "team=ops", autocomplete: "off", spellcheck: false });
   const chart = h("div", { "aria-live": "off" });
   const runs = h("div");
   const actions = h("div");
@@ -43,7 +45,7 @@ export async function runsView(main) {
     if (!more && readingOlder) return; // the user is reading older pages: keep them
     try {
       const [page, name] = await Promise.all([
-        api.get("/v1/runs", { status: outcome.value, limit: PAGE_SIZE, cursor: more ? cursor : null }).then(withDetails),
+        api.get("/v1/runs", { status: outcome.value, rule_label: terms(ruleLabels.value), limit: PAGE_SIZE, cursor: more ? cursor : null }).then(withDetails),
         names,
       ]);
       if (!isLatest()) return;
@@ -84,10 +86,11 @@ export async function runsView(main) {
   }
 
   outcome.addEventListener("change", () => ((readingOlder = false), loadRuns()));
+  ruleLabels.addEventListener("input", debounce(() => ((readingOlder = false), loadRuns()), 250));
   status.addEventListener("change", loadActions);
   fill(main, h("h1", {}, "Runs"),
     h("section", { class: "card" }, h("h2", {}, "Runs per hour, last 24 hours"), chart),
-    h("section", { class: "card" }, h("h2", {}, "Runs"), h("div", { class: "filters" }, field("Outcome", outcome)), runs),
+    h("section", { class: "card" }, h("h2", {}, "Runs"), h("div", { class: "filters" }, field("Outcome", outcome), field("Rule labels", ruleLabels)), runs),
     h("section", { class: "card" }, h("h2", {}, "Actions"), h("div", { class: "filters" }, field("Action status", status)), actions));
   reload();
   whileHere(() => (loadChart(), loadRuns()), REFRESH_MS);
