@@ -21,6 +21,7 @@ from api.routes import (
     actions,
     admin,
     audit,
+    calendars,
     capabilities,
     capability_grants,
     data,
@@ -100,6 +101,7 @@ def create_app(
         secrets,
         http_allowlist,
         capabilities,
+        calendars,
     )
     for module in (*tenant_scoped, webhooks, tenant, keys, audit):
         app.include_router(module.router, responses=TENANT_ERRORS)

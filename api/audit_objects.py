@@ -35,6 +35,7 @@ ROUTE_OBJECTS: tuple[tuple[str, str, str | None], ...] = (
     ("/v1/admin/tenants/{tenant_id}/capabilities", "grant", "name"),
     ("/v1/admin/tenants", "tenant", "tenant_id"),
     ("/v1/rules", "rule", "rule_id"),
+    ("/v1/calendars", "calendar", "name"),
     ("/v1/actions", "action", "action_id"),
     ("/v1/keys", "key", "key_id"),
     ("/v1/secrets", "secret", "name"),

@@ -33,6 +33,7 @@ from api.schemas.common import SCHEDULE_ERROR
 from api.validation import field_errors, validation_errors
 from engine.errors import (
     ActionNotFound,
+    CalendarNotFound,
     InvalidRule,
     InvalidRuleSchedule,
     InvalidState,
@@ -88,6 +89,7 @@ PROBLEMS: dict[type[BaseException], Kind] = {
     EngineUnavailable: Kind(503, "unavailable", "Service unavailable"),
     NotFound: NOT_FOUND,
     RuleNotFound: NOT_FOUND,
+    CalendarNotFound: NOT_FOUND,
     RuleVersionNotFound: NOT_FOUND,
     ActionNotFound: NOT_FOUND,
     RunNotFound: NOT_FOUND,

@@ -88,8 +88,24 @@ class QuotaExceeded(EngineError):
         super().__init__(message)
 
 
+class CalendarNotFound(EngineError):
+    """No such calendar for this tenant: check its name (GET /v1/calendars lists them)."""
+
+
 class InvalidState(EngineError):
     """The object is not in a state that allows this operation."""
+
+
+class CalendarInUse(InvalidState):
+    """Rules still use this calendar: remove it from their `calendars` first."""
+
+    def __init__(self, name: str, rules: list[tuple[str, str]]) -> None:
+        self.rules = rules
+        named = ", ".join(f"{rule_id} ({rule_name!r})" for rule_id, rule_name in rules)
+        super().__init__(
+            f"calendar {name!r} is used by {len(rules)} rule(s): {named}; remove it from their "
+            "`calendars` (PATCH /v1/rules/{id}) before deleting it"
+        )
 
 
 class TenantNotFound(EngineError):

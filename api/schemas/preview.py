@@ -6,6 +6,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from api.schemas.calendars import RuleCalendars
 from api.schemas.common import Input, Instant, Public, TimeZone
 from engine.recurrence import DstGap, DstRepeat
 from engine.recurrence.parse import MAX_TEXT_CHARS
@@ -42,6 +43,7 @@ class PreviewCreate(Input):
     )
     dst_gap: DstGap = DstGap.SHIFT
     dst_repeat: DstRepeat = DstRepeat.FIRST
+    calendars: RuleCalendars = Field(default_factory=list)
 
     model_config = {
         "json_schema_extra": {
@@ -62,6 +64,12 @@ class NotePublic(Public):
     note: str
 
 
+class SkippedPublic(Public):
+    at: OffsetInstant
+    calendar: str = Field(description="The calendar that excludes its date.")
+    note: str = Field(examples=["skipped: holiday (calendar 'Holidays DE')"])
+
+
 class PreviewPublic(Public):
     text: str = Field(description="The schedule in plain English.")
     complete: bool = Field(
@@ -77,3 +85,6 @@ class PreviewPublic(Public):
     )
     warnings: list[str] = Field(description="What is true of the series that may surprise.")
     notes: list[NotePublic] = Field(description="Occurrences DST moved or doubled.")
+    skipped: list[SkippedPublic] = Field(
+        description="Occurrences the calendars removed, up to the last listed one."
+    )

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, StrictBool, create_model
 
+from api.schemas.calendars import RuleCalendars
 from api.schemas.common import Input, Instant, TimeZone
 from api.schemas.labels import Labels
 from api.schemas.preview import Schedule
@@ -57,6 +58,7 @@ class RuleCreate(Input):
     jitter_s: int = Field(strict=True, default=0, ge=0, le=86_400)
     start_at: Instant | None = None
     end_at: Instant | None = None
+    calendars: RuleCalendars = Field(default_factory=list)
     labels: Labels = Field(default_factory=dict)
 
     model_config = {

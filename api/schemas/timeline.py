@@ -20,12 +20,16 @@ class TimelineEntryPublic(Public):
     reason: str | None = Field(
         description="Why it did not run, or ended so: misfire, overlap, paused, quota, dst_gap "
         "(a wall time a DST gap removed, at the instant the clock jumped), grace, rule_changed, "
-        "rule_deleted, user, attempts, lease_lost or kv_conflict (its runs kept reading kv "
-        "values that other runs changed first)."
+        "rule_deleted, user, attempts, lease_lost, kv_conflict (its runs kept reading kv "
+        "values that other runs changed first) or calendar (one of its calendars excludes the "
+        "date; one entry per excluded day)."
     )
     attempts: int
     action_id: int | None
     run_ids: list[int]
+    note: str | None = Field(
+        None, description="Why, in words: `skipped: holiday (calendar 'X')` for reason calendar."
+    )
 
 
 class Timeline(Public):

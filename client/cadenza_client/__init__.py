@@ -30,6 +30,7 @@ from cadenza_client.errors import (
 )
 from cadenza_client.models.audit import AuditEntry, AuditFilter
 from cadenza_client.models.base import Page
+from cadenza_client.models.calendars import Calendar
 from cadenza_client.models.capabilities import Capability, CapabilityGrant
 
 # Labels, filters and bulk operations (issue 22).
@@ -84,6 +85,7 @@ __all__ = [
     "BulkOperation",
     "BulkResult",
     "CadenzaError",
+    "Calendar",
     "Capability",
     "CapabilityGrant",
     "ChangePreview",

@@ -19,6 +19,7 @@ import httpx
 
 from cadenza_client.endpoint import S
 from cadenza_client.resources.audit import Audit, TenantAudit
+from cadenza_client.resources.calendars import Calendars
 from cadenza_client.resources.capabilities import Capabilities, Grants
 from cadenza_client.resources.history import RuleHistory
 from cadenza_client.resources.queue import Actions, Events, Runs
@@ -71,6 +72,7 @@ class Api(ABC, Generic[S]):
         self.tenants: Tenants[S] = Tenants(session)
         self.capability_grants: Grants[S] = Grants(session)
         self.server: Server[S] = Server(session)
+        self.calendars: Calendars[S] = Calendars(session)
         self.audit: Audit[S] = Audit(session)
         self.tenant_audit: TenantAudit[S] = TenantAudit(session)
         self.rule_history: RuleHistory[S] = RuleHistory(session)

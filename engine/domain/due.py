@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from engine.domain.records import ActionStatus, MisfirePolicy, OverlapPolicy, SkipReason
+from engine.recurrence.calendars import Calendar
 
 #: A one-off action without its own limits runs with these.
 DEFAULT_TIMEOUT_MS = 5000
@@ -48,6 +49,8 @@ class RuleSnapshot:
     end_at: datetime | None
     created_at: datetime
     deleted_at: datetime | None
+    #: The calendars it honours, as they were when this version was written.
+    calendars: tuple[Calendar, ...] = ()
 
     @property
     def anchor(self) -> datetime:

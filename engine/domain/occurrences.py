@@ -42,7 +42,7 @@ def rule_schedule(rule: RuleSnapshot, horizon_years: int) -> Schedule:
         rule.dst_repeat,
         evaluation_limits(horizon_years),
         since=rule.created_at,
-    )
+    ).with_calendars(rule.calendars)
 
 
 def next_occurrence(

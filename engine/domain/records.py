@@ -113,6 +113,8 @@ class RuleSpec:
     jitter_s: int = 0
     start_at: datetime | None = None
     end_at: datetime | None = None
+    #: Names of the tenant's calendars whose excluded dates the rule skips.
+    calendars: list[str] = field(default_factory=list)
     #: key=value pairs the tenant sorts and selects rules by (`engine.domain.labels`).
     labels: dict[str, str] = field(default_factory=dict)
 
@@ -224,6 +226,8 @@ class TimelineEntry:
     attempts: int
     action_id: int | None
     run_ids: tuple[int, ...]
+    #: Why, in words, when the reason alone does not say it (a calendar's name).
+    note: str | None = None
 
 
 @dataclass(frozen=True)

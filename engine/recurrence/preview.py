@@ -11,6 +11,7 @@ from itertools import islice
 from typing import Any
 
 from engine.recurrence import wording as w
+from engine.recurrence.calendars import Skipped, skipped_between
 from engine.recurrence.errors import ScheduleError
 from engine.recurrence.gaps import merged_walls, skipped_walls
 from engine.recurrence.schedule import Schedule
@@ -42,6 +43,7 @@ class Preview:
     ends_by: str | None
     warnings: list[str] = field(default_factory=list)
     notes: list[PreviewOccurrence] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
 
 
 def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
@@ -63,8 +65,11 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
             )
             for m in merged_walls(schedule, after, found[-1].at)
         ]
+    elif schedule.calendars.items:
+        warnings.append(w.WARN_CALENDARS_EXCLUDE_ALL)
     ends_by = source.ends_by
     warnings += _horizon_warnings(source, ends_by)
+    warnings += _excluded_end_warnings(schedule)
     drift = getattr(source, "drift", None)
     if drift is not None and (text := drift(after)) is not None:
         warnings.append(text)
@@ -77,6 +82,7 @@ def preview(schedule: Schedule, after: datetime, count: int = 10) -> Preview:
         ends_by=str(ends_by) if ends_by else None,
         warnings=list(dict.fromkeys(warnings)),
         notes=notes,
+        skipped=_calendar_skips(schedule, after, found, count),
     )
 
 
@@ -91,7 +97,28 @@ def preview_json(p: Preview) -> dict[str, Any]:
         "ends_by": p.ends_by,
         "warnings": p.warnings,
         "notes": [{"at": n.at.isoformat(), "note": n.note} for n in p.notes if n.note],
+        "skipped": [
+            {"at": s.at.isoformat(), "calendar": s.calendar, "note": skip_note(s.calendar)}
+            for s in p.skipped
+        ],
     }
+
+
+def skip_note(calendar: str) -> str:
+    """How the preview and the timeline name an occurrence a calendar removed."""
+    return w.NOTE_CALENDAR_SKIP.format(calendar=calendar)
+
+
+def _calendar_skips(
+    schedule: Schedule, after: datetime, found: list[Occurrence], count: int
+) -> list[Skipped]:
+    """The occurrences the calendars removed up to the last listed one, or to the series' end
+    when fewer than `count` are left."""
+    if not schedule.calendars.items:
+        return []
+    is_full = len(found) == count
+    until = found[-1].at if is_full else datetime.max.replace(tzinfo=after.tzinfo)
+    return skipped_between(schedule.unfiltered_after, schedule.calendars, after, until, MAX_PREVIEW)
 
 
 def _horizon_warnings(source: Any, ends_by: EndsBy | None) -> list[str]:
@@ -101,6 +128,16 @@ def _horizon_warnings(source: Any, ends_by: EndsBy | None) -> list[str]:
         return []
     since = horizon.counted_from.date()
     return [w.WARN_CAP.format(day=horizon.cap.date(), years=horizon.years, since=since)]
+
+
+def _excluded_end_warnings(schedule: Schedule) -> list[str]:
+    """`ends` is the series' last occurrence before calendars: say so when a calendar removes
+    it (the last run is then an earlier one)."""
+    ends = schedule.source.ends
+    blocker = schedule.calendars.blocking(ends.date()) if ends is not None else None
+    if ends is None or blocker is None:
+        return []
+    return [w.WARN_END_EXCLUDED.format(day=ends.date(), calendar=blocker.name)]
 
 
 def _is_shifted(occurrence: Occurrence) -> bool:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from functools import cached_property
 from typing import Protocol
 
+from engine.recurrence.calendars import Calendar, Calendars, described, kept_after
 from engine.recurrence.errors import RangeTooLarge, ScheduleError
 from engine.recurrence.options import ScheduleKind
 from engine.recurrence.series import Occurrence
@@ -61,6 +62,12 @@ class Schedule:
     text: str
     timezone: str
     source: Source
+    #: Dates the series skips (`engine.recurrence.calendars`); every method below honours them.
+    calendars: Calendars = field(default=Calendars())
+
+    def with_calendars(self, calendars: tuple[Calendar, ...]) -> Schedule:
+        """This schedule without the occurrences whose local date `calendars` exclude."""
+        return replace(self, calendars=Calendars(calendars)) if calendars else self
 
     def next_after(self, instant: datetime) -> datetime | None:
         """The first occurrence strictly after the aware `instant`; None once the series ended.
@@ -86,7 +93,14 @@ class Schedule:
         return found
 
     def occurrences_after(self, instant: datetime) -> Iterator[Occurrence]:
-        """Occurrences (with the wall time each was asked for) strictly after `instant`."""
+        """Occurrences (with the wall time each was asked for) strictly after `instant`, on
+        dates the calendars allow."""
+        if not self.calendars.items:
+            return self.unfiltered_after(instant)
+        return kept_after(self.unfiltered_after, self.calendars, instant)
+
+    def unfiltered_after(self, instant: datetime) -> Iterator[Occurrence]:
+        """Occurrences strictly after `instant`, calendars not applied."""
         if instant.tzinfo is None or instant.utcoffset() is None:
             raise ScheduleError(f"{instant.isoformat()} has no time zone; pass an aware datetime")
         try:
@@ -105,4 +119,7 @@ class Schedule:
 
     @cached_property
     def _description(self) -> Description:
-        return self.source.describe()
+        plain = self.source.describe()
+        if not self.calendars.items:
+            return plain
+        return replace(plain, text=f"{plain.text}, {described(self.calendars.items)}")

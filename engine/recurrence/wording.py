@@ -52,6 +52,14 @@ NOTE_GAP = "{wall} -> {at} (DST gap)"
 NOTE_GAP_SKIPPED = "{wall} does not exist on {day}; runs at {at}"
 NOTE_GAP_MERGED = "{wall} does not exist on {day}; it runs once with {at}, which runs anyway"
 NOTE_SKIPPED = "{wall} does not exist on {day}; skipped (DST gap)"
+NOTE_CALENDAR_SKIP = "skipped: holiday (calendar '{calendar}')"
+WARN_END_EXCLUDED = (
+    "its last occurrence ({day}) is on a date calendar '{calendar}' excludes: the last run is "
+    "an earlier one"
+)
+WARN_CALENDARS_EXCLUDE_ALL = (
+    "no occurrence: its calendars exclude every date the schedule has left (before its horizon)"
+)
 NOTE_REPEAT_FIRST = "{wall} happens twice on {day}; runs at the first ({at})"
 NOTE_REPEAT_SECOND = "{wall} happens twice on {day}; this is the second ({at})"
 NOTE_REPEAT_BOTH = "{wall} happens twice on {day}; runs at both"

@@ -35,6 +35,8 @@ from engine.runs.trial import TrialResult
 from engine.service import (
     action_writes,
     bulk,
+    calendar_reads,
+    calendar_writes,
     insights,
     one_offs,
     reads,
@@ -44,6 +46,8 @@ from engine.service import (
     rule_writes,
 )
 from engine.service.bulk import BulkOperation, BulkResult
+from engine.service.calendar_reads import CalendarRecord
+from engine.service.calendar_writes import CalendarInput
 from engine.store.rule_versions import RuleVersion
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
@@ -208,6 +212,22 @@ class EngineService:
     async def retry_action(self, tenant_id: str, action_id: int) -> Action:
         new_id = await action_writes.retry(self._deps, tenant_id, action_id)
         return await self.get_action(tenant_id, new_id)
+
+    async def put_calendar(
+        self, tenant_id: str, given: CalendarInput
+    ) -> tuple[CalendarRecord, bool]:
+        return await calendar_writes.put_calendar(self._deps, tenant_id, given)
+
+    async def delete_calendar(self, tenant_id: str, name: str) -> None:
+        await calendar_writes.delete_calendar(self._deps, tenant_id, name)
+
+    async def get_calendar(self, tenant_id: str, name: str) -> CalendarRecord:
+        return await calendar_reads.get_calendar(self._deps, tenant_id, name)
+
+    async def list_calendars(
+        self, tenant_id: str, cursor: str | None, limit: int
+    ) -> Page[CalendarRecord]:
+        return await calendar_reads.list_calendars(self._deps, tenant_id, cursor, limit)
 
     async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
         profile = await self._deps.profile(tenant_id)

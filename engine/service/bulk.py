@@ -21,6 +21,7 @@ from engine.domain.rule_filters import RuleFilter
 from engine.errors import InvalidRule, InvalidState
 from engine.service import rule_deletes, rule_writes
 from engine.store import rules as rule_store
+from tenants.quotas import TenantProfile
 
 #: Most ids an answer lists; `count` is always the whole set's size.
 MAX_IDS = 1000
@@ -62,29 +63,36 @@ async def apply(
     """Change every rule of `selection` that `operation` changes; with `dry_run`, nothing."""
     if dry_run:
         async with deps.db.connect() as conn:
-            targets = _targets(
-                operation, await rule_store.selected_rules(conn, tenant_id, selection)
-            )
+            targets = await _selected(conn, tenant_id, operation, selection)
     else:
+        profile = await deps.profile(tenant_id)
         async with deps.write() as conn:
-            targets = _targets(
-                operation, await rule_store.selected_rules(conn, tenant_id, selection)
-            )
-            await _write_all(conn, deps, operation, targets)
+            targets = await _selected(conn, tenant_id, operation, selection)
+            await _write_all(conn, deps, operation, targets, profile)
         deps.wake(tenant_id)
     ids = tuple(row["id"] for row in targets)
     return BulkResult(operation, dry_run, len(ids), ids[:MAX_IDS])
 
 
+async def _selected(
+    conn: AsyncConnection, tenant_id: str, operation: BulkOperation, selection: RuleFilter
+) -> list[RowMapping]:
+    return _targets(operation, await rule_store.selected_rules(conn, tenant_id, selection))
+
+
 async def _write_all(
-    conn: AsyncConnection, deps: Deps, operation: BulkOperation, targets: list[RowMapping]
+    conn: AsyncConnection,
+    deps: Deps,
+    operation: BulkOperation,
+    targets: list[RowMapping],
+    profile: TenantProfile,
 ) -> None:
     now = deps.clock.now()
     for row in targets:
         if operation is BulkOperation.DELETE:
             written = await rule_deletes.write_delete(conn, row, row["version"], now)
         else:
-            written = await _write_toggle(conn, deps, operation, row)
+            written = await _write_toggle(conn, deps, operation, row, profile)
         if not written:
             raise InvalidState(
                 f"rule {row['id']!r} changed while the bulk {operation} ran: nothing was "
@@ -93,12 +101,16 @@ async def _write_all(
 
 
 async def _write_toggle(
-    conn: AsyncConnection, deps: Deps, operation: BulkOperation, row: RowMapping
+    conn: AsyncConnection,
+    deps: Deps,
+    operation: BulkOperation,
+    row: RowMapping,
+    profile: TenantProfile,
 ) -> bool:
-    """Pause or resume one rule as `rule_writes.change` does, in `conn`'s transaction."""
+    """Pause or resume one rule as `rule_writes.change` does, in `conn`'s transaction (the
+    tenant's profile read once for the whole set, not once per rule)."""
     enabled = operation is BulkOperation.RESUME
     reason = SkipReason.RULE_CHANGED if enabled else SkipReason.PAUSED
-    profile = await deps.profile(row["tenant_id"])
     try:
         change = await rule_writes.prepare(deps, row, {"enabled": enabled}, reason, profile)
     except InvalidRule as exc:

@@ -6,7 +6,7 @@ import itertools
 import statistics
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import func, select
@@ -19,10 +19,14 @@ from engine.domain.records import ActionStatus, SkipReason, TimelineEntry
 from engine.domain.rule_filters import RunFilter
 from engine.domain.validation import check_fields, parse_rule_schedule, require_aware, spec_with
 from engine.errors import InvalidRule
-from engine.recurrence import RangeTooLarge
+from engine.recurrence import RangeTooLarge, Schedule
+from engine.recurrence.calendars import skipped_between
+from engine.recurrence.preview import skip_note
+from engine.service.calendar_reads import resolve
 from engine.service.rule_writes import load, spec_from_row
 from engine.store import actions as action_store
 from engine.store import runs as run_store
+from engine.store.calendar_codec import rule_copy
 from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from engine.store.tables import actions
@@ -31,6 +35,7 @@ _FATE_OF_SKIP = {"paused": "paused", "quota": "quota"}
 STATS_RUNS = 200
 #: Most actions one timeline request reads (a longer range is refused, with a hint).
 MAX_TIMELINE_ACTIONS = 5000
+_EPSILON = timedelta(microseconds=1)
 
 
 def _fate(action: RowMapping) -> str:
@@ -60,8 +65,9 @@ async def timeline(
             )
         ids = [a["id"] for a in planned]
         run_ids = await run_store.run_ids_of(conn, tenant_id, ids) if ids else []
+    schedule = rule_schedule(rule_snapshot(rule), deps.config.horizon_years)
     try:
-        expected = rule_schedule(rule_snapshot(rule), deps.config.horizon_years).between(start, end)
+        expected = schedule.between(start, end)
     except RangeTooLarge as exc:
         raise InvalidRule("end", str(exc), hint="ask for a shorter range") from exc
     runs_of: dict[int, list[int]] = defaultdict(list)
@@ -81,7 +87,21 @@ async def timeline(
     entries = [_entry(a["scheduled_at"], [a], runs_of, now, None) for a in traces]
     entries += [_entry(at, by_time.pop(at, []), runs_of, now, paused_at) for at in expected]
     entries += [_entry(at, found, runs_of, now, None) for at, found in by_time.items()]
+    entries += _calendar_entries(schedule, start, end)
     return sorted(entries, key=lambda e: e.scheduled_at)
+
+
+def _calendar_entries(schedule: Schedule, start: datetime, end: datetime) -> list[TimelineEntry]:
+    """One `skipped` entry (reason `calendar`) per day in [start, end) a calendar excludes an
+    occurrence of: nothing is planned for those, so nothing else would show them."""
+    skips = skipped_between(
+        schedule.unfiltered_after, schedule.calendars, start - _EPSILON, end, MAX_TIMELINE_ACTIONS
+    )
+    return [
+        TimelineEntry(s.at, "skipped", "calendar", 0, None, (), skip_note(s.calendar))
+        for s in skips
+        if s.at < end
+    ]
 
 
 def _entry(
@@ -170,11 +190,13 @@ async def preview_change(
             before_id=None,
             limit=1000,
         )
-    spec = spec_with(spec_from_row(row), dict(changes))
+        spec = spec_with(spec_from_row(row), dict(changes))
+        calendars = await resolve(conn, tenant_id, spec.calendars)
     check_fields(spec)
     profile = await deps.profile(tenant_id)
     parse_rule_schedule(spec, row["created_at"], deps.schedule_limits(profile))
-    changed = rule_snapshot(dict(row) | rule_columns(spec))
+    copy = {"calendar_dates": rule_copy(calendars)}
+    changed = rule_snapshot(dict(row) | rule_columns(spec) | copy)
     before = _upcoming(deps, rule_snapshot(row), count)
     after = _upcoming(deps, changed, count) if spec.enabled else []
     # As rule_writes.change finishes them: disabling a rule is a pause.

@@ -46,11 +46,14 @@ from engine.errors import (
 )
 from engine.ops import metrics, tracing
 from engine.recurrence import Schedule
+from engine.recurrence.calendars import Calendar
 from engine.service import rule_etags
+from engine.service.calendar_reads import resolve
 from engine.service.row_records import rule_from_row
 from engine.store import actions as action_store
 from engine.store import rule_versions as version_store
 from engine.store import rules as rule_store
+from engine.store.calendar_codec import rule_copy
 from engine.store.rows import rule_columns
 from engine.store.snapshots import rule_snapshot
 from tenants.ids import new_id
@@ -72,6 +75,7 @@ class Checked:
 
     schedule: Schedule
     first_at: datetime
+    calendars: tuple[Calendar, ...]
 
 
 async def validate(
@@ -86,17 +90,22 @@ async def validate(
     """Check everything about `spec` against the tenant's `profile`, as of `now`."""
     check_fields(spec)
     check_quotas(spec, profile.quotas)
+    async with deps.db.connect() as conn:
+        calendars = await resolve(conn, profile.tenant_id, spec.calendars)
     schedule = parse_rule_schedule(spec, created_at, deps.schedule_limits(profile))
-    first_at = next_occurrence(schedule, spec, now)
+    first_at = next_occurrence(schedule.with_calendars(calendars), spec, now)
     if first_at is None:
+        field = "calendars" if calendars and next_occurrence(schedule, spec, now) else "schedule"
         raise InvalidRuleSchedule(
-            "schedule",
-            "has no occurrence after now within the rule's start/end window",
-            hint="choose a schedule that occurs in the future, or move end_at",
+            field,
+            f"has no occurrence after now within the rule's start/end window and before its "
+            f"horizon ({deps.config.horizon_years} years)",
+            hint="choose a schedule that occurs in the future, move end_at, or use calendars "
+            "that leave some of its dates",
         )
     if with_code:
         await check_code(deps.sandbox, spec.runtime, spec.code, spec.timeout_ms)
-    return Checked(schedule, first_at)
+    return Checked(schedule.with_calendars(calendars), first_at, calendars)
 
 
 async def create(deps: Deps, tenant_id: str, spec: RuleSpec, rule_id: str | None = None) -> Rule:
@@ -114,7 +123,8 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec, rule_id: str | None
             )
         if rule_id is not None and await rule_store.is_id_taken(conn, rule_id):
             raise RuleIdTaken(rule_id)
-        rule = await rule_store.insert_rule(conn, spec, tenant_id, rule_id or new_id("r"), now)
+        rule_id = rule_id or new_id("r")
+        rule = await rule_store.insert_rule(conn, spec, tenant_id, rule_id, now, checked.calendars)
         await version_store.record(conn, tenant_id, rule.id, rule.version, spec, now)
         plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
         await action_store.insert_planned(conn, plans, now)
@@ -188,8 +198,9 @@ async def prepare(
     spec = spec_with(spec_from_row(row), changes)
     with_code = "code" in changes or "runtime" in changes
     now = deps.clock.now()
-    await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
-    values = rule_columns(spec) | {"updated_at": now}
+    checked = await validate(deps, spec, row["created_at"], profile, now=now, with_code=with_code)
+    values = rule_columns(spec) | {"calendar_dates": rule_copy(checked.calendars)}
+    values |= {"updated_at": now}
     is_pause = row["enabled"] and not spec.enabled
     is_resume = spec.enabled and not row["enabled"]
     if rule_etags.is_edit(changes):
@@ -213,8 +224,10 @@ async def write_prepared(
     conn: AsyncConnection, deps: Deps, row: RowMapping, change: PreparedChange
 ) -> bool:
     """Write `change` in `conn`'s transaction, only if the rule is still the version of `row`:
-    its pending actions of that version finished, its traces made true, its next occurrence
-    planned. False (nothing written) when another change came first."""
+    the new version recorded in its history, its pending actions of that version finished, its
+    traces made true, its next occurrence planned. False (nothing written) when another change
+    came first. A calendar edit calls this for each rule using the calendar, in the calendar's
+    own transaction (`engine.service.calendar_writes`), so a crash re-plans all or none."""
     tenant_id, rule_id, now = row["tenant_id"], row["id"], change.now
     if not await rule_store.update_rule(conn, tenant_id, rule_id, row["version"], change.values):
         return False

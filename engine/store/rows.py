@@ -8,12 +8,15 @@ writes the same columns, with the same enums.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
 from engine.domain.due import DueAction, Planned
 from engine.domain.records import ActionStatus, RuleSpec, SkipReason
+from engine.recurrence.calendars import Calendar
+from engine.store.calendar_codec import rule_copy
 
 _SPEC_FIELDS = tuple(f.name for f in fields(RuleSpec))
 
@@ -27,10 +30,17 @@ def rule_columns(spec: RuleSpec) -> dict[str, Any]:
     return values
 
 
-def rule_row(spec: RuleSpec, tenant_id: str, rule_id: str, now: datetime) -> dict[str, Any]:
+def rule_row(
+    spec: RuleSpec,
+    tenant_id: str,
+    rule_id: str,
+    now: datetime,
+    calendars: Sequence[Calendar] = (),
+) -> dict[str, Any]:
     """The `rules` row of a new rule, version 1, created at `now` (paused since then when
-    created disabled)."""
+    created disabled), with its copy of the `calendars` it names."""
     return rule_columns(spec) | {
+        "calendar_dates": rule_copy(calendars),
         "id": rule_id,
         "tenant_id": tenant_id,
         "version": 1,

@@ -15,6 +15,7 @@ from engine.domain.due import RuleSnapshot
 from engine.domain.records import ActionStatus, RuleSpec
 from engine.domain.rule_filters import RuleFilter
 from engine.errors import RuleIdTaken
+from engine.recurrence.calendars import Calendar
 from engine.store.rows import rule_row
 from engine.store.rule_filters import rule_conditions
 from engine.store.snapshots import rule_snapshot
@@ -26,11 +27,17 @@ def _visible(tenant_id: str) -> Any:
 
 
 async def insert_rule(
-    conn: AsyncConnection, spec: RuleSpec, tenant_id: str, rule_id: str, now: datetime
+    conn: AsyncConnection,
+    spec: RuleSpec,
+    tenant_id: str,
+    rule_id: str,
+    now: datetime,
+    calendars: Sequence[Calendar] = (),
 ) -> RuleSnapshot:
-    """Insert a new rule; its snapshot, as written. RuleIdTaken when a concurrent insert of
-    the same id won (PostgreSQL's writers do not wait for each other's checks)."""
-    row = rule_row(spec, tenant_id, rule_id, now)
+    """Insert a new rule (with its copy of `calendars`); its snapshot, as written. RuleIdTaken
+    when a concurrent insert of the same id won (PostgreSQL's writers do not wait for each
+    other's checks)."""
+    row = rule_row(spec, tenant_id, rule_id, now, calendars)
     try:
         await conn.execute(rules.insert().values(**row))
     except IntegrityError as exc:

@@ -13,13 +13,14 @@ from typing import Any
 
 from engine.domain.due import DueAction, RuleSnapshot
 from engine.domain.records import ActionStatus, MisfirePolicy, OverlapPolicy
+from engine.store.calendar_codec import from_rule_copy
 
 #: Rule columns a snapshot holds besides id and tenant_id.
 RULE_COLUMNS = (
     "name", "schedule", "timezone", "dst_gap", "dst_repeat", "runtime", "code", "params",
     "enabled", "version", "misfire_policy", "misfire_grace_s", "overlap_policy",
     "max_attempts", "backoff_s", "backoff_max_s", "timeout_ms", "memory_mb", "priority",
-    "jitter_s", "start_at", "end_at", "created_at", "deleted_at",
+    "jitter_s", "start_at", "end_at", "created_at", "deleted_at", "calendar_dates",
 )  # fmt: skip
 
 
@@ -32,6 +33,7 @@ def rule_snapshot(row: Mapping[Any, Any], prefix: str = "") -> RuleSnapshot:
     values = {name: row[prefix + name] for name in RULE_COLUMNS}
     values["misfire_policy"] = MisfirePolicy(values["misfire_policy"])
     values["overlap_policy"] = OverlapPolicy(values["overlap_policy"] or OverlapPolicy.ALLOW)
+    values["calendars"] = from_rule_copy(values.pop("calendar_dates"))
     return RuleSnapshot(id=row[f"{prefix}id"], tenant_id=row["tenant_id"], **values)
 
 

@@ -56,10 +56,28 @@ rules = Table(
     # The version of the last change to what the rule is (not a pause or a resume): an If-Match
     # naming a version from then on is still current (`engine.service.rule_etags`).
     Column("edited_version", Integer, nullable=False, server_default="1"),
+    # The names of the tenant's calendars the rule honours, and a copy of their dates as of the
+    # rule's version (`engine.store.calendar_codec`): a calendar edit writes a new version.
+    Column("calendars", JSON, nullable=False, server_default="[]"),
+    Column("calendar_dates", JSON, nullable=False, server_default="[]"),
     # The rule's labels, {key: value}; selected with `engine.store.rule_filters`.
     Column("labels", JSON, nullable=False, server_default="{}"),
 )
 Index("ix_rules_tenant_id_id", rules.c.tenant_id, rules.c.id)
+
+calendars = Table(
+    "calendars",
+    metadata,
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), primary_key=True),
+    Column("name", String(100), primary_key=True),
+    Column("description", Text, nullable=False, server_default=""),
+    # ISO dates (YYYY-MM-DD), sorted.
+    Column("excluded", JSON, nullable=False),
+    Column("included", JSON, nullable=False),
+    Column("version", Integer, nullable=False, server_default="1"),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+)
 
 actions = Table(
     "actions",

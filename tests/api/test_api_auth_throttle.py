@@ -23,7 +23,7 @@ def guarded(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """A server with the default limit of failed authentications, for this module alone."""
-    url = new_database_url(request, tmp_path_factory)
+    url = new_database_url(request.param, request, tmp_path_factory)
     with running_server(url, env={"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}) as running:
         yield running
 

@@ -30,6 +30,7 @@ class Owned:
     action: dict[str, Any]
     kv_key: str
     key_id: str
+    calendar: str = "b-holidays"
 
 
 def _own_objects(tenant) -> Owned:
@@ -42,6 +43,8 @@ def _own_objects(tenant) -> Owned:
     assert tenant.editor.put("/v1/kv/b-secret", json={"value": "b-only"}).status_code == 200
     key = tenant.admin.post("/v1/keys", json={"role": "viewer", "name": "b-key"})
     assert key.status_code == 201
+    calendar = tenant.editor.put("/v1/calendars/b-holidays", json={"excluded": ["2099-12-25"]})
+    assert calendar.status_code == 201, calendar.text
     return Owned(rule.json(), action.json(), "b-secret", key.json()["id"])
 
 
@@ -77,6 +80,8 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
         ("GET", f"/v1/kv/{owned.kv_key}", None),
         ("DELETE", f"/v1/kv/{owned.kv_key}", None),
         ("DELETE", f"/v1/keys/{owned.key_id}", None),
+        ("GET", f"/v1/calendars/{owned.calendar}", None),
+        ("DELETE", f"/v1/calendars/{owned.calendar}", None),
         # Labels, client-chosen ids and bulk operations (issue 22).
         ("PUT", f"/v1/rules/{rule}", RULE | {"name": "stolen"}),
         ("PUT", f"/v1/rules/{rule}", RULE | {"labels": {"stolen": "yes"}}),
@@ -86,6 +91,7 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
 def _masked(body: dict[str, Any], owned: Owned) -> dict[str, Any]:
     text = json.dumps(body)
     values = (owned.rule["id"], str(owned.action["id"]), owned.kv_key, owned.key_id)
+    values += (owned.calendar,)
     for value in sorted(values, key=len, reverse=True):  # an action id may hide in a key id
         text = text.replace(value, "ID")
     return json.loads(text)
@@ -93,7 +99,9 @@ def _masked(body: dict[str, Any], owned: Owned) -> dict[str, Any]:
 
 def test_other_tenants_objects_are_404_and_untouched(two_tenants, problem) -> None:
     a, b, owned = two_tenants
-    missing = Owned({"id": "r_0000000000000000"}, {"id": 2**62}, "no-such-item", "k_00000000")
+    missing = Owned(
+        {"id": "r_0000000000000000"}, {"id": 2**62}, "no-such-item", "k_00000000", "no-such-cal"
+    )
     pairs = zip(_cross_requests(owned), _cross_requests(missing), strict=True)
     for (method, path, body), (_, missing_path, missing_body) in pairs:
         theirs = problem(a.admin.request(method, path, json=body), 404, "not-found")
@@ -107,6 +115,7 @@ def test_other_tenants_objects_are_404_and_untouched(two_tenants, problem) -> No
     assert b.viewer.get("/v1/kv/b-secret").json()["value"] == "b-only"
     keys = b.admin.get("/v1/keys").json()["items"]
     assert next(k for k in keys if k["id"] == owned.key_id)["revoked_at"] is None
+    assert b.viewer.get("/v1/calendars/b-holidays").json()["excluded"] == ["2099-12-25"]
 
 
 def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
@@ -122,6 +131,7 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         ("/v1/events", {}),
         ("/v1/kv", {}),
         ("/v1/keys", {}),
+        ("/v1/calendars", {}),
         ("/v1/rules", {"label": "team=b"}),
         ("/v1/rules", {"state": "active", "runtime": "python"}),
         ("/v1/runs", {"rule_label": "team"}),
@@ -134,6 +144,7 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         assert answer.status_code == 200, (path, answer.text)
         text = answer.text
         assert owned.rule["id"] not in text and "b-secret" not in text and owned.key_id not in text
+        assert owned.calendar not in text
         ids = [item.get("id") for item in answer.json()["items"]]
         assert owned.action["id"] not in ids or path not in ("/v1/actions",)
     assert [i["key"] for i in a.viewer.get("/v1/kv").json()["items"]] == ["a-item"]
@@ -180,6 +191,8 @@ def _writes(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]]:
         ("DELETE", f"/v1/kv/{owned.kv_key}", None),
         ("POST", f"/v1/rules/{rule}/rollback", {"version": 1}),
         ("DELETE", f"/v1/rules/{rule}", None),
+        ("PUT", "/v1/calendars/new", {"excluded": ["2099-01-01"]}),
+        ("DELETE", f"/v1/calendars/{owned.calendar}", None),
     ]
 
 

@@ -62,7 +62,13 @@ async def api(
     async with Sandbox(config) as sandbox:
         service = EngineService(db, sandbox, engine_config(settings), secrets=secret_box)
         app = create_app(settings, db, service, secret_box)
-        server = uvicorn.Server(uvicorn.Config(app, port=settings.port, log_level="warning"))
+        # A connection left open must not hold the teardown forever (a run of the whole
+        # suite once hung here, where pytest-timeout's signal cannot interrupt the loop).
+        server = uvicorn.Server(
+            uvicorn.Config(
+                app, port=settings.port, log_level="warning", timeout_graceful_shutdown=10
+            )
+        )
         serving = asyncio.create_task(server.serve())
         await service.start()
         try:

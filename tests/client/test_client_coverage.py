@@ -62,6 +62,9 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RunCallPublic": cadenza_client.models.runs.RunCall,
     "CapabilityPublic": cadenza_client.Capability,
     "CapabilityGrantPublic": cadenza_client.CapabilityGrant,
+    "CalendarPublic": cadenza_client.Calendar,
+    "RuleRefPublic": cadenza_client.models.calendars.RuleRef,
+    "SkippedPublic": cadenza_client.models.calendars.SkippedOccurrence,
     # Labels, filters and bulk operations (issue 22).
     "BulkResultPublic": cadenza_client.BulkResult,
     # issue 22, history
@@ -86,6 +89,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     "TenantCreate": ("tenants", "create"),
     "TenantUpdate": ("tenants", "update"),
     "TenantSettings": ("tenant", "update"),
+    "CalendarPut": ("calendars", "put"),
     # Labels, filters and bulk operations (issue 22).
     "BulkRequest": ("rules", "bulk"),
     "RollbackRequest": ("rule_history", "rollback"),

@@ -119,6 +119,7 @@ def test_every_main_screen_fits_a_phone(
         (f"rules/{rule['id']}/edit", None),
         ("rules/new", None),
         ("runs", "Runs"),
+        ("calendars", "Calendars"),
         ("data", None),
         ("events", None),
         ("settings", None),
@@ -128,6 +129,8 @@ def test_every_main_screen_fits_a_phone(
             expect(page.get_by_role("heading", name=heading, exact=True, level=1)).to_be_visible()
         expect(page.locator("main h1")).to_be_visible()
         page.wait_for_load_state("networkidle")
+        if screen.endswith("/edit"):  # its preview table comes after a debounce: measure it too
+            expect(page.locator("caption", has_text="Next 10 runs")).to_be_visible()
         _fits(page, PHONE["width"])
         shoot(page, f"phone-{screen.replace('/', '-')}", full_page=True)
 

@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import AwareDatetime, ConfigDict, Field
 
 from cadenza_client.models.base import Input, Record
+from cadenza_client.models.calendars import SkippedOccurrence
 from cadenza_client.models.enums import (
     BulkOperation,
     DstGap,
@@ -49,6 +50,9 @@ class NewRule(Input):
     jitter_s: int = 0
     start_at: AwareDatetime | None = None
     end_at: AwareDatetime | None = None
+    calendars: list[str] = Field(
+        default_factory=list, description="Names of calendars whose excluded dates it skips."
+    )
     labels: dict[str, str] = Field(
         default_factory=dict, description="key: value pairs to select the rule by."
     )
@@ -79,6 +83,7 @@ class RuleChanges(Input):
     jitter_s: int | None = None
     start_at: AwareDatetime | None = None
     end_at: AwareDatetime | None = None
+    calendars: list[str] | None = None
     labels: dict[str, str] | None = None
 
 
@@ -128,6 +133,9 @@ class Preview(Record):
     ends_by: str | None = Field(description="count, until or cap.")
     warnings: tuple[str, ...]
     notes: tuple[Note, ...]
+    skipped: tuple[SkippedOccurrence, ...] = Field(
+        default=(), description="Occurrences its calendars removed, up to the last listed one."
+    )
 
 
 class ChangePreview(Record):
@@ -147,6 +155,7 @@ class TimelineEntry(Record):
     attempts: int
     action_id: int | None
     run_ids: tuple[int, ...]
+    note: str | None = Field(None, description="`skipped: holiday (calendar 'X')`, say.")
 
 
 class Timeline(Record):

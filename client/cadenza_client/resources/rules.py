@@ -8,6 +8,7 @@ unless `version=` names one.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -78,8 +79,10 @@ class Schedules(Resource[S]):
         count: int | None = None,
         dst_gap: DstGap | None = None,
         dst_repeat: DstRepeat | None = None,
+        calendars: Sequence[str] | None = None,
     ) -> Call[Preview]:
-        """Its text in English, next `count` occurrences after `after`, end and warnings."""
+        """Its text in English, next `count` occurrences after `after`, end and warnings;
+        with `calendars` (names) the dates they exclude are skipped, and listed as such."""
         body = given(
             schedule=schedule,
             timezone=timezone,
@@ -87,6 +90,7 @@ class Schedules(Resource[S]):
             count=count,
             dst_gap=dst_gap,
             dst_repeat=dst_repeat,
+            calendars=None if calendars is None else list(calendars),
         )
         return route.call(reading(Preview), body=body, is_idempotent=True)
 

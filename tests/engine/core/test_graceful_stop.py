@@ -34,6 +34,18 @@ pytestmark = pytest.mark.timeout(420)
 SCRIPT = "import time\ndef main(ctx):\n    time.sleep(ctx.params['sleep_s'])\n"
 TENANTS = 3
 PER_TENANT = 100
+#: The stop is the subject here, not a takeover: leases long enough that a loaded machine
+#: cannot let one lapse mid-drain (the workers' 2 s default would; the run's record is then
+#: refused as lost and its action left `running` for a sweeper, which is another test's case).
+LONG_LEASE = {"CADENZA_LEASE_S": "30", "CADENZA_LEASE_MARGIN_S": "10"}
+
+
+def _worker(
+    database_url: str, tmp_path: Path, command: str, **env: str
+) -> subprocess.Popen[bytes]:
+    """`command` (`worker` or `serve`) as node n1, with `LONG_LEASE` and the settings `env`
+    adds."""
+    return start_worker(database_url, "n1", tmp_path, command=command, **(LONG_LEASE | env))
 
 
 async def _load(db: AsyncEngine, count: int, sleep_s: float, due_in_s: float) -> None:
@@ -78,9 +90,7 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     db: AsyncEngine, database_url: str, tmp_path: Path, command: str
 ) -> None:
     await _load(db, PER_TENANT, sleep_s=0.3, due_in_s=3)
-    worker = start_worker(
-        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", command=command
-    )
+    worker = _worker(database_url, tmp_path, command, CADENZA_MAX_CONCURRENCY="6")
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
@@ -93,9 +103,7 @@ async def test_sigterm_gives_back_unstarted_claims_and_drains_started_runs(
     assert succeeded + given_back == total and given_back > 0, (succeeded, given_back)
     assert await _count(db, select(func.count()).select_from(runs)) == succeeded, "one run each"
 
-    restarted = start_worker(
-        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="6", command=command
-    )
+    restarted = _worker(database_url, tmp_path, command, CADENZA_MAX_CONCURRENCY="6")
     try:
         await eventually(
             lambda: _at_least(db, _actions(actions.c.status == "succeeded"), total), timeout_s=120
@@ -116,7 +124,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     db: AsyncEngine, database_url: str, tmp_path: Path, command: str
 ) -> None:
     await _load(db, 1, sleep_s=4, due_in_s=0)
-    worker = start_worker(database_url, "n1", tmp_path, CADENZA_STOP_GRACE_S="1", command=command)
+    worker = _worker(database_url, tmp_path, command, CADENZA_STOP_GRACE_S="1")
     try:
         started = _actions(actions.c.started_at.is_not(None))
         await eventually(lambda: _count(db, started), timeout_s=60)
@@ -134,7 +142,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     assert "grace period" in run["error"]
     assert (action["status"], action["attempt"], action["max_attempts"]) == ("pending", 1, 2)
 
-    restarted = start_worker(database_url, "n1", tmp_path, command=command)
+    restarted = _worker(database_url, tmp_path, command)
     try:
         await eventually(
             lambda: _count(db, _actions(actions.c.status == "succeeded")), timeout_s=60
@@ -172,18 +180,14 @@ async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
     db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path, command: str
 ) -> None:
     rule_ids = await _rules_due_together(db, sandbox)
-    worker = start_worker(
-        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", command=command
-    )
+    worker = _worker(database_url, tmp_path, command, CADENZA_MAX_CONCURRENCY="4")
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
     finally:
         stop(worker)
     assert await _count(db, _actions(actions.c.status == "running")) == 0
-    restarted = start_worker(
-        database_url, "n1", tmp_path, CADENZA_MAX_CONCURRENCY="4", command=command
-    )
+    restarted = _worker(database_url, tmp_path, command, CADENZA_MAX_CONCURRENCY="4")
     try:
         first_done = _actions(actions.c.status == "succeeded")
         await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)

@@ -56,7 +56,10 @@ export function previewPanel(onProblem) {
     const warnings = (data.warnings || []).length
       ? h("ul", { class: "warnings", "aria-label": "Warnings" }, data.warnings.map((w) => h("li", {}, w)))
       : null;
-    fill(body, warnings, table, ends);
+    const skipped = (data.skipped || []).length
+      ? h("ul", { class: "skipped", "aria-label": "Skipped by calendars" }, data.skipped.map((s) => h("li", {}, `${when(s.at, zone)} — ${s.note}`)))
+      : null;
+    fill(body, warnings, table, skipped, ends);
   }
 
   const update = debounce(refresh, 300);

@@ -3,7 +3,7 @@ import * as api from "../api.js";
 import { field, fill, h, latestOnly, problemBox } from "../dom.js";
 import { when } from "../format.js";
 
-const KINDS = ["", "rule", "action", "key", "secret", "data", "webhook", "allow-list", "settings", "tenant", "grant"];
+const KINDS = ["", "rule", "calendar", "action", "key", "secret", "data", "webhook", "allow-list", "settings", "tenant", "grant"];
 const PAGE_SIZE = 50;
 
 /** An <input type=datetime-local> value as an instant with the browser's offset, or null. */

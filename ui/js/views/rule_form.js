@@ -50,8 +50,16 @@ function errorMessage(entry, text) {
   return message;
 }
 
+/** The tenant's calendar names, suggested in the rule's “Calendars” field. */
+function calendarSuggestions() {
+  const list = h("datalist", { id: newId("calendars") });
+  api.get("/v1/calendars", { limit: 200 }).then((page) => list.append(...api.items(page).map((c) => h("option", { value: c.name })))).catch(() => {});
+  return list;
+}
+
 export function ruleForm() {
   const zoneList = h("datalist", { id: newId("zones") }, zones().map((z) => h("option", { value: z })));
+  const calendarList = calendarSuggestions();
   const c = {
     name: h("input", { type: "text", required: true, maxlength: "200", autocomplete: "off" }),
     description: h("input", { type: "text", maxlength: "1000" }),
@@ -62,6 +70,7 @@ export function ruleForm() {
     enabled: h("input", { type: "checkbox", checked: true }),
     dst_gap: h("select", {}, h("option", { value: "shift" }, "Run it an hour later (02:30 runs at 03:30)"), h("option", { value: "skip" }, "Skip that day")),
     dst_repeat: h("select", {}, h("option", { value: "first" }, "Run once, the first time"), h("option", { value: "both" }, "Run both times")),
+    calendars: h("input", { type: "text", list: calendarList.id, autocomplete: "off", spellcheck: false, placeholder: "e.g. Holidays DE" }),
   };
   const preview = previewPanel(showScheduleProblem);
   const builder = scheduleBuilder((model) => {
@@ -73,7 +82,7 @@ export function ruleForm() {
   let onChange = () => {};
 
   function schedulesChanged() {
-    preview.update(c.schedule.value, c.timezone.value.trim(), { dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value });
+    preview.update(c.schedule.value, c.timezone.value.trim(), { dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value, calendars: calendarNames() });
     onChange();
   }
 
@@ -87,6 +96,10 @@ export function ruleForm() {
   c.timezone.addEventListener("input", schedulesChanged);
   c.dst_gap.addEventListener("change", schedulesChanged);
   c.dst_repeat.addEventListener("change", schedulesChanged);
+  c.calendars.addEventListener("input", schedulesChanged);
+  function calendarNames() {
+    return c.calendars.value.split(",").map((n) => n.trim()).filter(Boolean);
+  }
 
   const scheduleSection = h("section", { class: "card schedule", "aria-labelledby": "when-title" },
     h("h2", { id: "when-title" }, "When"),
@@ -96,7 +109,8 @@ export function ruleForm() {
     h("div", { class: "row" },
       field("When the time is skipped (spring forward)", c.dst_gap, "A local time that does not exist on the day clocks go forward."),
       field("When the time happens twice (fall back)", c.dst_repeat, "A local time that occurs twice on the day clocks go back.")),
-    zoneList);
+    field("Calendars (optional)", c.calendars, "Names of your calendars, comma-separated: runs on their excluded dates are skipped."),
+    zoneList, calendarList);
   const element = h("div", { class: "rule-form" },
     h("div", { class: "form-main" },
       h("section", { class: "card" }, h("h2", {}, "Rule"),
@@ -131,7 +145,7 @@ export function ruleForm() {
   function spec(strict) {
     return {
       name: c.name.value.trim(), description: c.description.value, schedule: c.schedule.value.trim(),
-      timezone: c.timezone.value.trim(), dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value, enabled: c.enabled.checked, params: parseParams(strict), labels: parseLabels(c.labels.value), ...script.values(), ...policies.values(),
+      timezone: c.timezone.value.trim(), dst_gap: c.dst_gap.value, dst_repeat: c.dst_repeat.value, enabled: c.enabled.checked, params: parseParams(strict), calendars: calendarNames(), labels: parseLabels(c.labels.value), ...script.values(), ...policies.values(),
     };
   }
 
@@ -143,6 +157,7 @@ export function ruleForm() {
     set(rule) {
       for (const name of ["name", "description", "schedule", "timezone", "dst_gap", "dst_repeat"]) c[name].value = rule[name] ?? c[name].value;
       c.params.value = JSON.stringify(rule.params || {}, null, 2);
+      c.calendars.value = (rule.calendars || []).join(", ");
       c.labels.value = formatLabels(rule.labels);
       c.enabled.checked = rule.enabled !== false;
       script.set(rule);

@@ -113,7 +113,7 @@ function timelineTable(entries, zone, reload) {
       h("span", { class: "when" }, when(e.scheduled_at, zone)),
       h("span", { class: `badge ${tone(e.fate)}` }, FATE_TEXT[e.fate] || e.fate),
       e.attempts > 1 ? h("span", { class: "muted" }, ` after ${e.attempts} attempts`) : null,
-      e.reason ? h("span", { class: "reason" }, e.reason) : null,
+      e.reason ? h("span", { class: "reason" }, e.note || e.reason) : null,
       (e.run_ids || []).map((id) => h("a", { href: `#run-${id}`, class: "small", onclick: (ev) => { ev.preventDefault(); document.getElementById(`run-${id}`)?.scrollIntoView(); } }, `run ${id}`)),
       e.action_id && ["pending", "not_yet_due"].includes(e.fate) ? h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(e.action_id, "cancel", reload) }, "Cancel") : null,
       e.action_id && e.fate === "failed" ? h("button", { type: "button", class: "secondary small needs-editor", onclick: () => actOn(e.action_id, "retry", reload) }, "Retry") : null)));
