@@ -12,7 +12,7 @@ pointer) are equal at that point by construction; memory that grew since cannot 
 (its new pages would keep what the run left there), so that instance is not reused.
 
 An instance is also snapshotted at the same call right after the prelude compiled a script
-(decision 105): a later run of that script is put back there and skips compiling it.
+(decision 101): a later run of that script is put back there and skips compiling it.
 """
 
 from __future__ import annotations

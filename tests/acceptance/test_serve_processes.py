@@ -49,7 +49,7 @@ def served(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """One `serve` per database kind for the tests that only watch it (each its own tenant)."""
-    url = new_database_url(request, tmp_path_factory)
+    url = new_database_url(request.param, request, tmp_path_factory)
     with running_server(url, "--no-demo", env=SERVE_ENV) as server:
         yield server
 

@@ -2,8 +2,9 @@
 (pending again, no attempt counted), lets started runs finish and records them, and only
 interrupts what still runs when its grace period ends; a restart then records no attempt
 that did not run. Actions allow a single attempt, so a counted phantom attempt would fail
-them. Each holds for `cadenza worker` and for `cadenza serve` (whose supervisor passes the
-signal on to its engine process)."""
+them. The stop with hundreds of claims holds for `cadenza worker` and for `cadenza serve` (whose
+supervisor passes the signal on to its engine process, which runs the worker's node code); the
+grace and the re-planning cases run through `worker` only."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ LONG_LEASE = {"CADENZA_LEASE_S": "30", "CADENZA_LEASE_MARGIN_S": "10"}
 
 
 def _worker(
-    database_url: str, tmp_path: Path, command: str, **env: str
+    database_url: str, tmp_path: Path, command: str = "worker", **env: str
 ) -> subprocess.Popen[bytes]:
     """`command` (`worker` or `serve`) as node n1, with `LONG_LEASE` and the settings `env`
     adds."""
@@ -121,10 +122,10 @@ async def _at_least(db: AsyncEngine, query: object, n: int) -> bool:
 
 
 async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
-    db: AsyncEngine, database_url: str, tmp_path: Path, command: str
+    db: AsyncEngine, database_url: str, tmp_path: Path
 ) -> None:
     await _load(db, 1, sleep_s=4, due_in_s=0)
-    worker = _worker(database_url, tmp_path, command, CADENZA_STOP_GRACE_S="1")
+    worker = _worker(database_url, tmp_path, CADENZA_STOP_GRACE_S="1")
     try:
         started = _actions(actions.c.started_at.is_not(None))
         await eventually(lambda: _count(db, started), timeout_s=60)
@@ -142,7 +143,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
     assert "grace period" in run["error"]
     assert (action["status"], action["attempt"], action["max_attempts"]) == ("pending", 1, 2)
 
-    restarted = _worker(database_url, tmp_path, command)
+    restarted = _worker(database_url, tmp_path)
     try:
         await eventually(
             lambda: _count(db, _actions(actions.c.status == "succeeded")), timeout_s=60
@@ -177,17 +178,17 @@ async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
 
 @pytest.mark.timeout(300)
 async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
-    db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path, command: str
+    db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:
     rule_ids = await _rules_due_together(db, sandbox)
-    worker = _worker(database_url, tmp_path, command, CADENZA_MAX_CONCURRENCY="4")
+    worker = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="4")
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
     finally:
         stop(worker)
     assert await _count(db, _actions(actions.c.status == "running")) == 0
-    restarted = _worker(database_url, tmp_path, command, CADENZA_MAX_CONCURRENCY="4")
+    restarted = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="4")
     try:
         first_done = _actions(actions.c.status == "succeeded")
         await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)
