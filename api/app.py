@@ -50,6 +50,7 @@ from engine.config import EngineConfig, HttpPolicy
 from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
+    from api.serving.engine_link import EngineLink
     from engine.service import EngineService
 
 #: Errors any tenant-scoped route may answer (each route's input errors come on top).
@@ -62,9 +63,11 @@ def create_app(
     db: AsyncEngine,
     engine_service: EngineService | None,
     secret_box: SecretBox,
+    engine_link: EngineLink | None = None,
 ) -> FastAPI:
     """An app serving `db` (and `engine_service`'s rules), sealing tenants' secrets with
-    `secret_box`; the caller owns every lifetime."""
+    `secret_box`; the caller owns every lifetime. With `engine_link`, the engine runs in
+    another process: `/metrics` relays its exposition and `/readyz` asks whether it answers."""
     app = FastAPI(
         title="Cadenza",
         version="0.1.0",
@@ -76,6 +79,7 @@ def create_app(
     app.state.db = db
     app.state.engine = engine_service
     app.state.secret_box = secret_box
+    app.state.engine_link = engine_link
     app.state.capabilities = capability_policy(settings)
     app.state.rate_limiter = RateLimiter()
     app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
@@ -127,6 +131,7 @@ def engine_config(settings: Settings) -> EngineConfig:
         node_name=settings.node_name,
         max_concurrency=settings.max_concurrency,
         lease_s=settings.lease_s,
+        wake_cap_s=settings.wake_cap_s,
         lease_margin_s=settings.lease_margin_s,
         horizon_years=settings.horizon_years,
         retention_ok_days=settings.retention_ok_days,

@@ -29,9 +29,11 @@ class Served:
         return [main, *main.children(recursive=True)]
 
     def rss_bytes(self) -> tuple[int, int]:
-        """Resident memory of the server process alone, and of it with its sandbox workers."""
-        processes = self.tree()
-        return processes[0].memory_info().rss, sum(p.memory_info().rss for p in processes)
+        """Resident memory of `serve`'s own processes (supervisor, engine, API), and of them
+        with their sandbox workers."""
+        main = psutil.Process(self.process.pid)
+        own = [main, *main.children()]
+        return _rss(own), _rss(self.tree())
 
     def cpu_s(self) -> float:
         total = 0.0
@@ -42,6 +44,14 @@ class Served:
         return total
 
 
+def _rss(processes: list[psutil.Process]) -> int:
+    total = 0
+    for process in processes:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            total += process.memory_info().rss
+    return total
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -49,11 +59,13 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(url: str, log_path: Path) -> Iterator[Served]:
-    """`cadenza serve --no-demo` on a free port; yields once /readyz answers 200."""
+def serving(url: str, log_path: Path, settings: dict[str, str] | None = None) -> Iterator[Served]:
+    """`cadenza serve --no-demo` on a free port, with `settings` (environment variables) on
+    top of a clean environment; yields once /readyz answers 200."""
     port = _free_port()
     started = time.monotonic()
-    process = start_cadenza(["serve", "--no-demo", "--db", url, "--port", str(port)], log_path)
+    args = ["serve", "--no-demo", "--db", url, "--port", str(port)]
+    process = start_cadenza(args, log_path, settings)
     base_url = f"http://127.0.0.1:{port}"
     try:
         while True:
