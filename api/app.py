@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import Depends, FastAPI
@@ -16,7 +17,7 @@ from api.capability_registry import capability_policy
 from api.deps import refuse_nul
 from api.metrics import RequestMetrics, RouteShape
 from api.openapi import install_openapi
-from api.ratelimit import RateLimiter
+from api.ratelimit import Buckets, RateLimiter
 from api.routes import (
     actions,
     admin,
@@ -44,6 +45,7 @@ from api.routes import (
 )
 from api.schemas.problems import problem_docs
 from api.settings import Settings
+from api.shared_buckets import SharedTokenBuckets
 from api.static import mount_ui
 from api.tracing import RequestTracing
 from engine.config import EngineConfig, HttpPolicy
@@ -64,10 +66,13 @@ def create_app(
     engine_service: EngineService | None,
     secret_box: SecretBox,
     engine_link: EngineLink | None = None,
+    throttles_path: Path | None = None,
 ) -> FastAPI:
     """An app serving `db` (and `engine_service`'s rules), sealing tenants' secrets with
     `secret_box`; the caller owns every lifetime. With `engine_link`, the engine runs in
-    another process: `/metrics` relays its exposition and `/readyz` asks whether it answers."""
+    another process: `/metrics` relays its exposition and `/readyz` asks whether it answers.
+    With `throttles_path`, the request and failed-authentication buckets are kept in that file,
+    shared with the other API processes that name it."""
     app = FastAPI(
         title="Cadenza",
         version="0.1.0",
@@ -81,8 +86,10 @@ def create_app(
     app.state.secret_box = secret_box
     app.state.engine_link = engine_link
     app.state.capabilities = capability_policy(settings)
-    app.state.rate_limiter = RateLimiter()
-    app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
+    app.state.rate_limiter = RateLimiter(_buckets(throttles_path, "requests"))
+    app.state.auth_throttle = AuthThrottle(
+        settings.auth_failures_per_minute, _buckets(throttles_path, "auth-failures")
+    )
     problems.install(app)
     app.include_router(operations.router)
     tenant_scoped = (
@@ -123,6 +130,11 @@ def create_app(
     install_openapi(app)
     mount_ui(app)
     return app
+
+
+def _buckets(throttles_path: Path | None, namespace: str) -> Buckets | None:
+    """Buckets in the shared file, or None for this process's own."""
+    return None if throttles_path is None else SharedTokenBuckets(throttles_path, namespace)
 
 
 def engine_config(settings: Settings) -> EngineConfig:

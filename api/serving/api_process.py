@@ -62,7 +62,12 @@ async def _serve(layout: Layout, sockets: list[socket.socket]) -> None:
                 db, sandbox, engine_config(settings), secrets=box, on_change=sender.send
             )
             app = create_app(
-                settings, db, service, box, engine_link=EngineLink(layout.link_port_path)
+                settings,
+                db,
+                service,
+                box,
+                engine_link=EngineLink(layout.link_port_path),
+                throttles_path=layout.throttles_path,
             )
             server = uvicorn.Server(uvicorn_config(settings, app))
             # uvicorn raises the SIGTERM it caught again once it has shut down: let that one

@@ -44,6 +44,12 @@ class Layout:
         return self.run_dir / "engine-link.port"
 
     @property
+    def throttles_path(self) -> Path:
+        """The request and failed-authentication buckets every API process shares
+        (`api.shared_buckets`)."""
+        return self.run_dir / "throttles.sqlite"
+
+    @property
     def api_metrics_dir(self) -> Path:
         """Where the API processes keep their request counters (prometheus-client's
         multiprocess mode), read by the engine's metrics listener."""

@@ -1,7 +1,8 @@
 """`cadenza serve` as separate processes under one supervisor, with real processes: a write
 through any API process wakes the engine process at once (the engine's own poll is set far
 longer than the test waits), `/metrics` on the API holds the engine's counters and every API
-process's requests, `/readyz` asks the engine, a saturated engine leaves the API answering,
+process's requests, a tenant's request quota holds over all API processes, `/readyz` asks the
+engine, a saturated engine leaves the API answering,
 and an engine process killed with SIGKILL takes `serve` down with a message naming it, after
 which a restart runs what it had claimed."""
 
@@ -110,6 +111,23 @@ def test_a_rule_triggered_through_the_api_runs_at_once(served: Server) -> None:
         assert triggered.status_code in (200, 201, 202), triggered.text
     action_id = int(triggered.json()["id"])
     until(lambda: _status(served, tenant["api_key"], action_id) == "succeeded", WOKEN_WITHIN_S)
+
+
+def test_a_tenants_request_quota_holds_over_every_api_process(served: Server) -> None:
+    per_minute = 10
+    tenant = create_tenant_over_api(served.base_url, {"requests_per_minute": per_minute})
+    started = time.monotonic()
+    answers = [_fresh_get(served, tenant["api_key"], "/v1/rules") for _ in range(3 * per_minute)]
+    refilled = (time.monotonic() - started) * per_minute / 60
+    ok = answers.count(200)
+    assert set(answers) == {200, 429}, answers
+    # One process each would let up to 2 x 10 through; shared buckets let 10 and the refill.
+    assert per_minute <= ok <= per_minute + int(refilled) + 1, (ok, refilled)
+
+
+def _fresh_get(server: Server, key: str, path: str) -> int:
+    with _fresh(server, key) as client:
+        return client.get(path).status_code
 
 
 def test_readyz_asks_the_engine_process(served: Server) -> None:
