@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -13,7 +14,8 @@ from pathlib import Path
 import httpx
 import psutil
 
-from bench.processes import start_cadenza, stop
+from bench.peer_api import URL_VARIABLE
+from bench.processes import clean_env, start_cadenza, stop
 
 READY_TIMEOUT_S = 600.0
 
@@ -65,20 +67,46 @@ def serving(url: str, log_path: Path, settings: dict[str, str] | None = None) ->
     port = _free_port()
     started = time.monotonic()
     args = ["serve", "--no-demo", "--db", url, "--port", str(port)]
-    process = start_cadenza(args, log_path, settings)
-    base_url = f"http://127.0.0.1:{port}"
+    serve = start_cadenza(args, log_path, settings)
+    with _until_ready(serve, "cadenza serve", port, "/readyz", log_path) as up:
+        yield Served(up, f"http://127.0.0.1:{port}", time.monotonic() - started)
+
+
+@contextlib.contextmanager
+def peer_serving(url: str, log_path: Path, workers: int) -> Iterator[Served]:
+    """The bare Starlette peer of `GET /v1/rules` (`bench.peer_api`) on `url`, in `workers`
+    uvicorn processes on a free port; yields once it answers."""
+    port = _free_port()
+    started = time.monotonic()
+    args = [sys.executable, "-m", "uvicorn", "--factory", "bench.peer_api:from_environment"]
+    args += ["--port", str(port), "--workers", str(workers), "--log-level", "warning"]
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            args, stdout=log, stderr=subprocess.STDOUT, env=clean_env() | {URL_VARIABLE: url}
+        )
+    with _until_ready(process, "the bare peer", port, "/rules?tenant_id=none", log_path) as up:
+        yield Served(up, f"http://127.0.0.1:{port}", time.monotonic() - started)
+
+
+@contextlib.contextmanager
+def _until_ready(
+    process: subprocess.Popen[bytes], name: str, port: int, path: str, log_path: Path
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`process` (`name` in errors) once `path` on `port` answers 200; stopped when the block
+    ends."""
+    started = time.monotonic()
     try:
         while True:
             if process.poll() is not None:
-                raise RuntimeError(
-                    f"cadenza serve exited with {process.returncode}: see {log_path}"
-                )
+                raise RuntimeError(f"{name} exited with {process.returncode}: see {log_path}")
             if time.monotonic() - started > READY_TIMEOUT_S:
-                raise RuntimeError(f"cadenza serve not ready after {READY_TIMEOUT_S:.0f} s")
+                raise RuntimeError(
+                    f"{name} not ready after {READY_TIMEOUT_S:.0f} s: see {log_path}"
+                )
             with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(f"{base_url}/readyz", timeout=2).status_code == 200:
+                if httpx.get(f"http://127.0.0.1:{port}{path}", timeout=2).status_code == 200:
                     break
             time.sleep(0.05)
-        yield Served(process, base_url, time.monotonic() - started)
+        yield process
     finally:
         stop(process)

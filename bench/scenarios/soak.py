@@ -2,7 +2,9 @@
 
 N tenants with rules `every Ns`, spread so that together they are due at the target rate, run
 for a phase without API load and then for a phase at each of 1, 16 and 64 concurrent API clients
-(each looping over list, get, preview and submit). Reported per phase: runs/s and lateness
+(each looping over list, get, preview and submit), then `GET /v1/rules` alone at 16 clients,
+and the same query served by a bare Starlette route (`bench.peer_api`) on the same database
+while the engine still works. Reported per phase: runs/s and lateness
 p50/p99 of the rules' runs, their occurrences not run (misfire, overlap) and the API
 percentiles by route; at the end the RSS of serve's processes, the database's growth per hour
 and the loss check: every rule's occurrences from its first to the end, expected against
@@ -27,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench import api_load
 from bench.context import Context
 from bench.results import Recorder, ScenarioResult, Status
-from bench.server import Served, serving
+from bench.server import Served, peer_serving, serving
 from bench.stats import percentile
 from bench.workload import TRIVIAL_PYTHON
 from engine.store.tables import actions, runs
@@ -35,6 +37,9 @@ from tenants.connect import open_database
 
 ADMIN_TOKEN = "bench-soak-operator-token"
 CLIENTS = (0, 1, 16, 64)
+#: Clients of the list-only phases, Cadenza's route and then the bare peer's query.
+PEER_CLIENTS = 16
+PEER = "bare Starlette, same query"
 QUOTAS = {
     "min_interval_s": 1,
     "allow_secondly": True,
@@ -66,7 +71,7 @@ async def _tenant(
         if answer.status_code != 201:
             raise RuntimeError(f"creating a rule answered {answer.text[:300]}")
         ids.append(answer.json()["id"])
-    return api_load.Tenant(tenant["api_key"], tuple(ids))
+    return api_load.Tenant(tenant["id"], tenant["api_key"], tuple(ids))
 
 
 def _rule_runs(start: datetime, end: datetime) -> object:
@@ -106,6 +111,30 @@ def _api_figures(
         rec.add(case, system, f"API {route} p99", "ms", percentile(ms, 99))
         rec.add(case, system, f"API {route} req/s", "req/s", len(ms) / duration_s)
     rec.add(case, system, "API errors", "answers", float(found.errors))
+
+
+async def _list_against_peer(
+    ctx: Context,
+    served: Served,
+    url: str,
+    made: list[api_load.Tenant],
+    case: str,
+    system: str,
+    rec: Recorder,
+) -> str:
+    """`GET /v1/rules` alone, then the bare peer's same query with as many processes as
+    `serve` has API processes, each at `PEER_CLIENTS` clients while the engine works; a note
+    with the ratio of their req/s."""
+    phase_s = ctx.pick(30.0, 300.0)
+    ours = await api_load.load(served.base_url, made, PEER_CLIENTS, phase_s, ("list",))
+    _api_figures(ours, phase_s, case, system, rec)
+    with peer_serving(url, ctx.work_dir / "soak-peer.log", os.cpu_count() or 1) as peer:
+        theirs = await api_load.load(
+            peer.base_url, made, PEER_CLIENTS, phase_s, (api_load.PEER_LIST,)
+        )
+    _api_figures(theirs, phase_s, case, PEER, rec)
+    ratio = len(ours.ms["list"]) / max(len(theirs.ms["list"]), 1)
+    return f"GET /v1/rules at {PEER_CLIENTS} clients: {ratio:.2f}x the bare peer's req/s"
 
 
 async def _loss_check(db: AsyncEngine, until: datetime, every_s: int) -> tuple[int, int, int]:
@@ -161,6 +190,15 @@ async def run(ctx: Context) -> ScenarioResult:
                 await _phase_figures(db, start, datetime.now(UTC), case, system, rec)
                 _api_figures(found, phase_s, case, system, rec)
                 rec.add(case, system, "RSS, serve's processes", "MB", served.rss_bytes()[0] / 2**20)
+            peer_note = await _list_against_peer(
+                ctx,
+                served,
+                url,
+                made,
+                f"{case_base}, {PEER_CLIENTS} API clients, list only",
+                system,
+                rec,
+            )
             ended = datetime.now(UTC)
             await asyncio.sleep(every_s + 5)  # the last occurrences are recorded
             expected, recorded, doubled = await _loss_check(
@@ -190,6 +228,9 @@ async def run(ctx: Context) -> ScenarioResult:
             "every_s": every_s,
             "phase_s": phase_s,
         },
-        notes=[f"loss check: {expected} expected, {recorded} recorded, {doubled} doubled"],
+        notes=[
+            f"loss check: {expected} expected, {recorded} recorded, {doubled} doubled",
+            peer_note,
+        ],
         figures=rec.figures(),
     )
