@@ -12,6 +12,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
@@ -54,7 +55,7 @@ async def _completions(
     ]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def completer(
     db: AsyncEngine, sandbox: Sandbox, engine_config: EngineConfig, clock: ManualClock
 ) -> AsyncIterator[Completer]:
