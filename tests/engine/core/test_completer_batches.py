@@ -11,7 +11,6 @@ from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 import pytest_asyncio
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
