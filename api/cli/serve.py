@@ -13,7 +13,7 @@ import uvicorn
 from prometheus_client import start_http_server
 from uvicorn.config import LOGGING_CONFIG
 
-from api.app import create_app, engine_config
+from api.app import create_app
 from api.cli.common import (
     db_option,
     freeze_startup_heap,
@@ -26,6 +26,7 @@ from api.cli.common import (
 from api.cli.paths import sandbox_cache_dir
 from api.cli.signals import StopSignals
 from api.demo import add_demo_rule, ensure_demo_tenant
+from api.engine_settings import engine_config
 from api.settings import Settings
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig

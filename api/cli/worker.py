@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import click
 
-from api.app import engine_config
 from api.cli.common import (
     db_option,
     freeze_startup_heap,
@@ -19,6 +18,7 @@ from api.cli.common import (
 )
 from api.cli.paths import sandbox_cache_dir
 from api.cli.signals import StopSignals
+from api.engine_settings import engine_config
 from engine.service import EngineService
 from sandbox import Sandbox, SandboxConfig
 from tenants.db import describe_url
