@@ -17,9 +17,10 @@ import uvloop
 from prometheus_client import values as prometheus_values
 from uvicorn.config import LOGGING_CONFIG
 
-from api.app import create_app, engine_config
+from api.app import create_app
 from api.cli.common import configure_process
 from api.cli.paths import sandbox_cache_dir
+from api.engine_settings import engine_config
 from api.secret_keys import open_secret_box
 from api.serving.engine_link import EngineLink
 from api.serving.layout import Layout, become_child
