@@ -4,9 +4,11 @@ leave it a slot of the node's capacity."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+import pytest_asyncio
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.waiting import eventually
@@ -15,8 +17,17 @@ from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import actions
-from sandbox import Sandbox
+from sandbox import RuntimeName, Sandbox, SandboxConfig
 from tenants.registry import create_tenant, update_tenant
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def sandbox() -> AsyncIterator[Sandbox]:
+    """A sandbox of each test's own (not the module's): these tests time how soon a run gets a
+    worker, which a previous test's leftover workers would skew."""
+    async with Sandbox(SandboxConfig(max_workers=2, runtimes=(RuntimeName.PYTHON,))) as fresh:
+        yield fresh
+
 
 SPIN = "def main(ctx):\n    while True:\n        pass\n"
 QUICK = "def main(ctx):\n    return 'b'\n"
