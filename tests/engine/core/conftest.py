@@ -22,12 +22,12 @@ from http_trials import both_pythons, stand_in  # noqa: F401  (fixtures)
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.db_engines import checked_engine
 from support.moments import START
-from support.sandbox_fixtures import wasm_cache  # noqa: F401  (fixture)
+from support.sandbox_fixtures import python_sandbox, wasm_cache  # noqa: F401  (fixture)
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
-from sandbox import RuntimeName, Sandbox, SandboxConfig
+from sandbox import Sandbox
 from tenants.registry import create_tenant
 from tenants.secret_box import SecretBox
 
@@ -61,7 +61,7 @@ async def _leftover_tasks_cancelled() -> AsyncIterator[None]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def sandbox() -> AsyncIterator[Sandbox]:
-    async with Sandbox(SandboxConfig(max_workers=2, runtimes=(RuntimeName.PYTHON,))) as sb:
+    async with python_sandbox() as sb:
         yield sb
 
 

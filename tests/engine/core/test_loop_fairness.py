@@ -11,13 +11,14 @@ from datetime import UTC, datetime, timedelta
 import pytest_asyncio
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.sandbox_fixtures import python_sandbox
 from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import actions
-from sandbox import RuntimeName, Sandbox, SandboxConfig
+from sandbox import Sandbox
 from tenants.registry import create_tenant, update_tenant
 
 
@@ -25,7 +26,7 @@ from tenants.registry import create_tenant, update_tenant
 async def sandbox() -> AsyncIterator[Sandbox]:
     """A sandbox of each test's own (not the module's): these tests time how soon a run gets a
     worker, which a previous test's leftover workers would skew."""
-    async with Sandbox(SandboxConfig(max_workers=2, runtimes=(RuntimeName.PYTHON,))) as fresh:
+    async with python_sandbox() as fresh:
         yield fresh
 
 
