@@ -19,12 +19,12 @@ pytestmark = pytest.mark.timeout(FUZZ_TIMEOUT_S + 30)
 def test_tenant_routes_survive_fuzzing(server, new_tenant, tmp_path: Path) -> None:
     t = new_tenant(quotas={"requests_per_minute": 1_000_000})
     scope = ("--exclude-path-regex", "^/v1/(admin|rules)", *REVOKE_OWN_KEY)
-    done = fuzz(server.base_url, t.keys["admin"], *scope, cwd=tmp_path)
+    done = fuzz(server, t.keys["admin"], *scope, cwd=tmp_path)
     assert done.returncode == 0, failures(done)
     assert "passed" in done.stdout
 
 
 def test_operator_routes_survive_fuzzing(server, tmp_path: Path) -> None:
-    done = fuzz(server.base_url, ADMIN_TOKEN, "--include-path-regex", "^/v1/admin", cwd=tmp_path)
+    done = fuzz(server, ADMIN_TOKEN, "--include-path-regex", "^/v1/admin", cwd=tmp_path)
     assert done.returncode == 0, failures(done)
     assert "passed" in done.stdout
