@@ -11,7 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 CODE = "def main(ctx):\n    return 1\n"
-SPIN = "def main(ctx):\n    while True:\n        pass\n"
+#: Runs until its time limit, asleep: it holds a slot, not a core.
+WAIT = "import time\ndef main(ctx):\n    time.sleep(60)\n"
 RUN_AT = datetime(2031, 1, 1, 9, tzinfo=UTC)
 
 
@@ -69,8 +70,12 @@ def test_a_one_off_is_saved_exactly_when_its_expiry_and_priority_are_valid(
 
 def test_cancelling_a_run_that_started_is_409_saying_why(new_tenant, problem, wait_for) -> None:
     t = new_tenant()
+    # A one-off of a rule takes the rule's limits: a 2 s time limit and a single attempt.
+    rule = {"name": "w", "schedule": "every 24h", "code": WAIT, "enabled": False}
+    rule |= {"timeout_ms": 2000, "max_attempts": 1}
+    rule_id = t.editor.post("/v1/rules", json=rule).json()["id"]
     now = datetime.now(UTC).isoformat()
-    action = t.editor.post("/v1/actions", json={"run_at": now, "code": SPIN}).json()
+    action = t.editor.post("/v1/actions", json={"run_at": now, "rule_id": rule_id}).json()
     path = f"/v1/actions/{action['id']}"
     started = wait_for(lambda: (a := t.viewer.get(path).json())["started_at"] and a)
     assert started["status"] == "running"

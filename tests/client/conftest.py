@@ -1,6 +1,9 @@
-"""The client's tests reach the shared `cadenza serve` of each database kind (the API tests'
-too) only through the client itself: tenants are made with the operator token, each test gets
-fresh ones."""
+"""The client's tests reach the shared SQLite `cadenza serve` (the API tests' too) only through
+the client itself: tenants are made with the operator token, each test gets fresh ones.
+
+Only the SQLite server: the client's subject is HTTP, which a server answers the same on
+either database, and the API tests already run every route against both (the PostgreSQL
+server's answers differ only where its store does, which those tests cover)."""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import Any
 
 import pytest
 from cadenza_client import AsyncClient, Client, QuotaChanges, RetryPolicy, Role
-from support.api_servers import KINDS, shared_server
+from support.api_servers import shared_server
 from support.client_tenants import Tenant
 from support.operator import ADMIN_TOKEN
 from support.processes import Server
@@ -20,10 +23,10 @@ from support.processes import Server
 NO_RETRY = RetryPolicy(max_retries=0)
 
 
-@pytest.fixture(params=KINDS)
+@pytest.fixture(params=["sqlite"])
 def client_server(request: pytest.FixtureRequest) -> Server:
-    """The shared server of each database kind (`support.api_servers.shared_server`), with the
-    operator API open."""
+    """The shared SQLite server (`support.api_servers.shared_server`), with the operator API
+    open."""
     return shared_server(request)
 
 
