@@ -185,8 +185,8 @@ def test_sqlite_disk_full_is_a_clear_error_keeps_acknowledged_writes_and_recover
         _tenant(server) as tenant,
     ):
         acknowledged, refused = [], []
-        for n in range(2000):  # ~8 MiB of items: more than the disk holds
-            response = tenant.put(f"/v1/kv/item-{n}", json={"value": "x" * 4000})
+        for n in range(400):  # ~12 MiB of items: more than the disk holds
+            response = tenant.put(f"/v1/kv/item-{n}", json={"value": "x" * 30_000})
             if response.status_code == 200:
                 acknowledged.append(n)
             else:

@@ -26,7 +26,7 @@ EXAMPLES_WITHOUT_COVERAGE = 12
 #: A tenant route that would end the run: the fuzzer would revoke the key it is using.
 REVOKE_OWN_KEY = ("--exclude-operation-id", "revoke_api_key_v1_keys__key_id__delete")
 #: The subprocess's limit; the tests that call `fuzz` allow it more than that.
-FUZZ_TIMEOUT_S = 200
+FUZZ_TIMEOUT_S = 400
 
 
 def fuzz(server: Server, token: str, *scope: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import signal
 import subprocess
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from support.waiting import eventually
 from workers import start_worker, stop
 
 from bench.ours import one_off
+from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.domain.records import RuleSpec
 from engine.service import EngineService
@@ -155,24 +155,30 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
         assert [o for (o,) in await conn.execute(outcomes)] == ["killed", "ok"]
 
 
-RULES = 60
-RULES_LEAD_S = 12
+RULES = 200
 
 
 async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
-    """`RULES` rules of one attempt, every ten minutes from `RULES_LEAD_S` from now: all due
-    at once. The lead covers saving them on a busy machine: a rule saved after its start
-    would have its first occurrence ten minutes later, and the test would wait for it."""
-    start = datetime.now(UTC) + timedelta(seconds=RULES_LEAD_S)
-    service = EngineService(db, sandbox, EngineConfig())
+    """`RULES` rules of one attempt, every ten minutes from a second from now: all due at once.
+    They are saved on a clock stopped before that start, so however long saving them takes on
+    a busy machine, each one's first occurrence is the start (on the real clock, a rule saved
+    after its start would have its first occurrence ten minutes later); the misfire grace
+    covers the time saving takes."""
+    saved_at = datetime.now(UTC)
+    start = saved_at + timedelta(seconds=1)
+    service = EngineService(db, sandbox, EngineConfig(), ManualClock(saved_at))
     async with db.begin() as conn:
         tenant, _ = await create_tenant(conn, "rules")
     spec = RuleSpec(
-        name="r", schedule="every 10m", code=SCRIPT, params={"sleep_s": 0.3}, max_attempts=1
+        name="r",
+        schedule="every 10m",
+        code=SCRIPT,
+        params={"sleep_s": 0.3},
+        max_attempts=1,
+        start_at=start,
+        misfire_grace_s=3600,
     )
-    made = [
-        await service.create_rule(tenant.id, replace(spec, start_at=start)) for _ in range(RULES)
-    ]
+    made = [await service.create_rule(tenant.id, spec) for _ in range(RULES)]
     return [rule.id for rule in made]
 
 
@@ -181,14 +187,14 @@ async def test_sigterm_with_rules_due_plans_each_next_occurrence_once(
     db: AsyncEngine, database_url: str, sandbox: Sandbox, tmp_path: Path
 ) -> None:
     rule_ids = await _rules_due_together(db, sandbox)
-    worker = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    worker = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="8")
     try:
         await eventually(lambda: _some_done_some_going(db), timeout_s=60)
         assert _terminate(worker, timeout_s=40) == 0
     finally:
         stop(worker)
     assert await _count(db, _actions(actions.c.status == "running")) == 0
-    restarted = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="4")
+    restarted = _worker(database_url, tmp_path, CADENZA_MAX_CONCURRENCY="8")
     try:
         first_done = _actions(actions.c.status == "succeeded")
         await eventually(lambda: _at_least(db, first_done, RULES), timeout_s=120)
