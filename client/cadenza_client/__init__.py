@@ -40,6 +40,8 @@ from cadenza_client.models.enums import (
     DstGap,
     DstRepeat,
     MisfirePolicy,
+    NotificationChannel,
+    NotificationEvent,
     Outcome,
     OverlapPolicy,
     Role,
@@ -48,6 +50,7 @@ from cadenza_client.models.enums import (
     TenantStatus,
 )
 from cadenza_client.models.history import FieldChange, RuleDefinition, RuleDiff, RuleVersion
+from cadenza_client.models.notifications import NotificationRoute
 from cadenza_client.models.rules import (
     BulkResult,
     ChangePreview,
@@ -110,6 +113,9 @@ __all__ = [
     "MisfirePolicy",
     "NewRule",
     "NotFound",
+    "NotificationChannel",
+    "NotificationEvent",
+    "NotificationRoute",
     "Outcome",
     "OverlapPolicy",
     "Page",
