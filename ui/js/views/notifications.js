@@ -1,0 +1,104 @@
+// Notification routes: which outcomes of the tenant's rules are sent where (the tenant webhook,
+// an email address, a Slack-compatible incoming webhook). Routes are created and deleted, never
+// edited; a rule's own routes add to the tenant's. The server checks every field (a Slack URL
+// must pass the webhook URL policy), so the form only shapes the body.
+import * as api from "../api.js";
+import { field, fill, h, problemBox, toast } from "../dom.js";
+import { when } from "../format.js";
+
+const EVENTS = [
+  ["failed", "Failed (once per failing streak)"],
+  ["recovered", "Recovered (after a notified failure)"],
+  ["skipped", "Skipped by the overlap or misfire policy"],
+  ["expired", "Expired one-off"],
+];
+const CHANNELS = [["email", "Email"], ["slack", "Slack-compatible incoming webhook"], ["webhook", "The tenant webhook"]];
+
+export async function notificationsView(main) {
+  const list = h("div", { "aria-live": "polite" });
+  const boxes = EVENTS.map(([value, text]) => h("label", { class: "check" }, h("input", { type: "checkbox", value, checked: value === "failed" || value === "recovered" }), " ", text));
+  const channel = h("select", {}, CHANNELS.map(([v, t]) => h("option", { value: v }, t)));
+  const target = h("input", { type: "text", maxlength: "2000", autocomplete: "off" });
+  const rule = h("input", { type: "text", maxlength: "40", autocomplete: "off", placeholder: "all rules" });
+  const digest = h("input", { type: "number", min: "1", max: "1440", placeholder: "send at once" });
+  const status = h("div", { "aria-live": "polite" });
+  let cursor = null;
+
+  async function load(more = false) {
+    try {
+      const page = await api.get("/v1/notification-routes", { limit: 50, cursor: more ? cursor : null });
+      cursor = page.next_cursor;
+      const rows = api.items(page).map(routeRow);
+      if (more) list.querySelector("tbody")?.append(...rows);
+      else fill(list, rows.length ? routesTable(rows) : h("p", { class: "muted" }, "No notification routes yet."));
+      list.querySelector(".more")?.remove();
+      if (cursor) list.append(h("button", { type: "button", class: "secondary more", onclick: () => load(true) }, "More routes"));
+    } catch (error) {
+      fill(list, problemBox(error));
+    }
+  }
+
+  function routesTable(rows) {
+    return h("table", { class: "list routes" },
+      h("thead", {}, h("tr", {}, ["Events", "Channel", "Rule", "Digest", "Created", ""].map((t) => h("th", { scope: "col" }, t)))),
+      h("tbody", {}, rows));
+  }
+
+  function routeRow(r) {
+    const where = r.channel === "webhook" ? "tenant webhook" : `${r.channel}: ${r.target}`;
+    const scope = r.rule_id ? h("a", { href: `#/rules/${r.rule_id}` }, r.rule_id) : h("span", { class: "muted" }, "all rules");
+    return h("tr", {},
+      h("th", { scope: "row" }, r.events.join(", ")),
+      h("td", { class: "target" }, where),
+      h("td", {}, scope),
+      h("td", {}, r.digest_minutes ? `every ${r.digest_minutes} min` : "at once"),
+      h("td", {}, when(r.created_at)),
+      h("td", { class: "row-actions needs-editor" },
+        h("button", { type: "button", class: "danger small", onclick: () => remove(r), "aria-label": `Delete route ${r.id}` }, "Delete")));
+  }
+
+  async function remove(r) {
+    if (!confirm(`Delete the route of ${r.events.join(", ")} to ${r.channel}?`)) return;
+    try {
+      await api.del(`/v1/notification-routes/${r.id}`);
+      toast("Route deleted.");
+      load();
+    } catch (error) {
+      toast(error.detail || error.message, "bad");
+    }
+  }
+
+  function body() {
+    const events = boxes.map((b) => b.querySelector("input")).filter((i) => i.checked).map((i) => i.value);
+    const made = { events, channel: channel.value, target: target.value.trim() };
+    if (rule.value.trim()) made.rule_id = rule.value.trim();
+    if (digest.value) made.digest_minutes = Number(digest.value);
+    return made;
+  }
+
+  async function save(event) {
+    event.preventDefault();
+    try {
+      const saved = await api.post("/v1/notification-routes", body());
+      fill(status, h("p", { class: "good-text" }, `Added a route to ${saved.channel}.`));
+      load();
+    } catch (error) {
+      fill(status, problemBox(error));
+    }
+  }
+
+  fill(main, h("h1", {}, "Notifications"),
+    h("p", { class: "muted" }, "Where the outcomes of your rules are sent. A route for one rule adds to the routes for all rules. Sending is not built yet: routes are stored and checked."),
+    h("div", { class: "columns" },
+      h("section", { class: "card" }, h("h2", {}, "Your routes"), list),
+      h("section", { class: "card needs-editor" }, h("h2", {}, "Add a route"),
+        h("form", { onsubmit: save },
+          h("fieldset", { class: "events" }, h("legend", {}, "Events"), ...boxes),
+          field("Channel", channel),
+          field("Target", target, "The email address or the incoming-webhook URL; empty for the tenant webhook."),
+          field("Rule id (optional)", rule, "Leave empty for every rule."),
+          field("Digest every N minutes (optional)", digest, "Leave empty to send each message at once."),
+          h("button", { type: "submit" }, "Add route")),
+        status)));
+  await load();
+}
