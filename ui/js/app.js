@@ -28,6 +28,7 @@ route("/events", eventsView);
 route("/settings", settingsView);
 route("/calendars", calendarsView);
 route("/notifications", notificationsView);
+route("/rules/:id/notifications", notificationsView);
 route("/tenants", tenantsView);
 route("/audit", auditView);
 route("/rules/:id/history", ruleHistory);

@@ -1,7 +1,8 @@
 // Notification routes: which outcomes of the tenant's rules are sent where (the tenant webhook,
 // an email address, a Slack-compatible incoming webhook). Routes are created and deleted, never
 // edited; a rule's own routes add to the tenant's. The server checks every field (a Slack URL
-// must pass the webhook URL policy), so the form only shapes the body.
+// must pass the webhook URL policy), so the form only shapes the body. With a rule id (the
+// rule page's "Notifications" button) it shows and adds that rule's own routes.
 import * as api from "../api.js";
 import { field, fill, h, problemBox, toast } from "../dom.js";
 import { when } from "../format.js";
@@ -14,19 +15,19 @@ const EVENTS = [
 ];
 const CHANNELS = [["email", "Email"], ["slack", "Slack-compatible incoming webhook"], ["webhook", "The tenant webhook"]];
 
-export async function notificationsView(main) {
+export async function notificationsView(main, ruleId = null) {
   const list = h("div", { "aria-live": "polite" });
   const boxes = EVENTS.map(([value, text]) => h("label", { class: "check" }, h("input", { type: "checkbox", value, checked: value === "failed" || value === "recovered" }), " ", text));
   const channel = h("select", {}, CHANNELS.map(([v, t]) => h("option", { value: v }, t)));
   const target = h("input", { type: "text", maxlength: "2000", autocomplete: "off" });
-  const rule = h("input", { type: "text", maxlength: "40", autocomplete: "off", placeholder: "all rules" });
+  const rule = h("input", { type: "text", maxlength: "40", autocomplete: "off", placeholder: "all rules", value: ruleId || "", readOnly: Boolean(ruleId) });
   const digest = h("input", { type: "number", min: "1", max: "1440", placeholder: "send at once" });
   const status = h("div", { "aria-live": "polite" });
   let cursor = null;
 
   async function load(more = false) {
     try {
-      const page = await api.get("/v1/notification-routes", { limit: 50, cursor: more ? cursor : null });
+      const page = await api.get("/v1/notification-routes", { limit: 50, cursor: more ? cursor : null, rule_id: ruleId });
       cursor = page.next_cursor;
       const rows = api.items(page).map(routeRow);
       if (more) list.querySelector("tbody")?.append(...rows);
@@ -87,7 +88,8 @@ export async function notificationsView(main) {
     }
   }
 
-  fill(main, h("h1", {}, "Notifications"),
+  const title = ruleId ? h("h1", {}, "Notifications of rule ", h("a", { href: `#/rules/${ruleId}` }, ruleId)) : h("h1", {}, "Notifications");
+  fill(main, title,
     h("p", { class: "muted" }, "Where the outcomes of your rules are sent. A route for one rule adds to the routes for all rules. Sending is not built yet: routes are stored and checked."),
     h("div", { class: "columns" },
       h("section", { class: "card" }, h("h2", {}, "Your routes"), list),
