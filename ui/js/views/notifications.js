@@ -6,6 +6,7 @@
 import * as api from "../api.js";
 import { field, fill, h, problemBox, toast } from "../dom.js";
 import { when } from "../format.js";
+import { pagedTable } from "../pages.js";
 
 const EVENTS = [
   ["failed", "Failed (once per failing streak)"],
@@ -23,21 +24,15 @@ export async function notificationsView(main, ruleId = null) {
   const rule = h("input", { type: "text", maxlength: "40", autocomplete: "off", placeholder: "all rules", value: ruleId || "", readOnly: Boolean(ruleId) });
   const digest = h("input", { type: "number", min: "1", max: "1440", placeholder: "send at once" });
   const status = h("div", { "aria-live": "polite" });
-  let cursor = null;
 
-  async function load(more = false) {
-    try {
-      const page = await api.get("/v1/notification-routes", { limit: 50, cursor: more ? cursor : null, rule_id: ruleId });
-      cursor = page.next_cursor;
-      const rows = api.items(page).map(routeRow);
-      if (more) list.querySelector("tbody")?.append(...rows);
-      else fill(list, rows.length ? routesTable(rows) : h("p", { class: "muted" }, "No notification routes yet."));
-      list.querySelector(".more")?.remove();
-      if (cursor) list.append(h("button", { type: "button", class: "secondary more", onclick: () => load(true) }, "More routes"));
-    } catch (error) {
-      fill(list, problemBox(error));
-    }
-  }
+  const { load } = pagedTable(list, {
+    path: "/v1/notification-routes",
+    query: { rule_id: ruleId },
+    table: routesTable,
+    row: routeRow,
+    empty: "No notification routes yet.",
+    moreText: "More routes",
+  });
 
   function routesTable(rows) {
     return h("table", { class: "list routes" },
