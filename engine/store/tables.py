@@ -79,6 +79,26 @@ calendars = Table(
     Column("updated_at", UtcDateTime, nullable=False),
 )
 
+notification_routes = Table(
+    "notification_routes",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    # None: the route applies to every rule of the tenant; else to this rule only.
+    Column("rule_id", String(40)),
+    # NotificationEvent values, sorted, each once.
+    Column("events", JSON, nullable=False),
+    Column("channel", String(16), nullable=False),
+    # The email address or incoming-webhook URL; "" for the tenant webhook.
+    Column("target", String(2000), nullable=False, server_default=""),
+    # None: sent as it happens; else gathered into one digest every this many minutes.
+    Column("digest_minutes", Integer),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+Index(
+    "ix_notification_routes_tenant_id_id", notification_routes.c.tenant_id, notification_routes.c.id
+)
+
 actions = Table(
     "actions",
     metadata,
