@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fastapi import Depends, FastAPI
@@ -16,7 +17,7 @@ from api.capability_registry import capability_policy
 from api.deps import refuse_nul
 from api.metrics import RequestMetrics, RouteShape
 from api.openapi import install_openapi
-from api.ratelimit import RateLimiter
+from api.ratelimit import Buckets, RateLimiter
 from api.routes import (
     actions,
     admin,
@@ -45,12 +46,14 @@ from api.routes import (
 )
 from api.schemas.problems import problem_docs
 from api.settings import Settings
+from api.shared_buckets import SharedTokenBuckets
 from api.static import mount_ui
 from api.tracing import RequestTracing
 from engine.config import EngineConfig, HttpPolicy
 from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
+    from api.serving.engine_link import EngineLink
     from engine.service import EngineService
 
 #: Errors any tenant-scoped route may answer (each route's input errors come on top).
@@ -63,9 +66,14 @@ def create_app(
     db: AsyncEngine,
     engine_service: EngineService | None,
     secret_box: SecretBox,
+    engine_link: EngineLink | None = None,
+    throttles_path: Path | None = None,
 ) -> FastAPI:
     """An app serving `db` (and `engine_service`'s rules), sealing tenants' secrets with
-    `secret_box`; the caller owns every lifetime."""
+    `secret_box`; the caller owns every lifetime. With `engine_link`, the engine runs in
+    another process: `/metrics` relays its exposition and `/readyz` asks whether it answers.
+    With `throttles_path`, the request and failed-authentication buckets are kept in that file,
+    shared with the other API processes that name it."""
     app = FastAPI(
         title="Cadenza",
         version="0.1.0",
@@ -77,9 +85,12 @@ def create_app(
     app.state.db = db
     app.state.engine = engine_service
     app.state.secret_box = secret_box
+    app.state.engine_link = engine_link
     app.state.capabilities = capability_policy(settings)
-    app.state.rate_limiter = RateLimiter()
-    app.state.auth_throttle = AuthThrottle(settings.auth_failures_per_minute)
+    app.state.rate_limiter = RateLimiter(_buckets(throttles_path, "requests"))
+    app.state.auth_throttle = AuthThrottle(
+        settings.auth_failures_per_minute, _buckets(throttles_path, "auth-failures")
+    )
     problems.install(app)
     app.include_router(operations.router)
     tenant_scoped = (
@@ -123,12 +134,18 @@ def create_app(
     return app
 
 
+def _buckets(throttles_path: Path | None, namespace: str) -> Buckets | None:
+    """Buckets in the shared file, or None for this process's own."""
+    return None if throttles_path is None else SharedTokenBuckets(throttles_path, namespace)
+
+
 def engine_config(settings: Settings) -> EngineConfig:
     """The engine's knobs from the process settings (the engine never reads the environment)."""
     return EngineConfig(
         node_name=settings.node_name,
         max_concurrency=settings.max_concurrency,
         lease_s=settings.lease_s,
+        wake_cap_s=settings.wake_cap_s,
         lease_margin_s=settings.lease_margin_s,
         horizon_years=settings.horizon_years,
         retention_ok_days=settings.retention_ok_days,

@@ -120,7 +120,11 @@ def _active() -> AuditScope | None:
 
 
 def _forget(conn: Connection) -> None:
-    conn.info.pop(_WRITES, None)
+    """Drop the writes noted in the transaction ending. An invalidated connection (a query
+    cancelled mid-flight) has none worth keeping: the pool clears its `info` when it reconnects
+    it, and reading `info` now would raise from inside the rollback, over the cancellation."""
+    if not conn.invalidated:
+        conn.info.pop(_WRITES, None)
 
 
 def _on_execute(

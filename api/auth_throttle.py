@@ -19,7 +19,7 @@ from fastapi import Request
 
 from api.errors import AuthThrottled
 from api.metrics import AUTH_FAILURES, AUTH_THROTTLED
-from api.ratelimit import TokenBuckets
+from api.ratelimit import Buckets, TokenBuckets
 from tenants.keys import KEY_PREFIX
 
 log = logging.getLogger("cadenza.api")
@@ -49,9 +49,9 @@ def prefix_of(secret: str) -> str:
 class AuthThrottle:
     """Buckets of failed authentications by client address."""
 
-    def __init__(self, failures_per_minute: int) -> None:
+    def __init__(self, failures_per_minute: int, buckets: Buckets | None = None) -> None:
         self._per_minute = failures_per_minute
-        self._buckets = TokenBuckets()
+        self._buckets = buckets or TokenBuckets()
 
     def check(self, client: str, credential: str) -> None:
         """Refuse (AuthThrottled) a client that failed too often lately."""

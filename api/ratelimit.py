@@ -1,13 +1,13 @@
-"""Token buckets, in this process: per tenant for requests, per client address for failed
-authentications.
+"""Token buckets: per tenant for requests, per client address for failed authentications.
 
 A bucket holds a minute's allowance and refills continuously at that rate, so a tenant (or a
 client) may burst up to a minute's allowance and then proceeds at its steady rate. Without a
 token the answer is 429 with `Retry-After` (whole seconds until one token is back). Buckets
-live in memory: with N nodes behind a balancer, an effective limit is up to N times the
-configured one, the usual trade for not touching the database on every request. The number of
-buckets is bounded: past `max_keys`, the least recently used goes (a full bucket's key loses
-nothing by being forgotten).
+live in this process's memory, or, for the API processes of one `serve`, in a file they share
+(`api.shared_buckets`): with N machines behind a balancer an effective limit is up to N times
+the configured one, the usual trade for not touching the database on every request. The
+number of buckets is bounded: past `max_keys`, the least recently used goes (a full bucket's key
+loses nothing by being forgotten).
 """
 
 from __future__ import annotations
@@ -17,10 +17,33 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from api.errors import RateLimited
 
 MAX_KEYS = 100_000
+
+
+class Buckets(Protocol):
+    """Where buckets are kept: `TokenBuckets` (this process) or `SharedTokenBuckets`."""
+
+    def take(self, key: str, per_minute: int) -> int | None: ...
+
+    def wait_s(self, key: str, per_minute: int) -> int | None: ...
+
+
+def refilled(tokens: float, elapsed_s: float, per_minute: int) -> tuple[float, float]:
+    """A bucket's tokens after `elapsed_s` of refilling, and its rate in tokens per second."""
+    capacity = float(max(per_minute, 1))
+    rate_per_s = capacity / 60.0
+    return min(capacity, tokens + max(elapsed_s, 0.0) * rate_per_s), rate_per_s
+
+
+def wait_for(tokens: float, rate_per_s: float) -> int | None:
+    """Whole seconds until a bucket holding `tokens` has one, or None if it has one now."""
+    if tokens >= 1.0:
+        return None
+    return max(1, math.ceil((1.0 - tokens) / rate_per_s))
 
 
 @dataclass
@@ -49,22 +72,17 @@ class TokenBuckets:
     def wait_s(self, key: str, per_minute: int) -> int | None:
         """Seconds until `key` has a token again, or None if it has one now (none is taken)."""
         bucket, rate_per_s = self._refilled(key, per_minute)
-        if bucket.tokens >= 1.0:
-            return None
-        return max(1, math.ceil((1.0 - bucket.tokens) / rate_per_s))
+        return wait_for(bucket.tokens, rate_per_s)
 
     def _refilled(self, key: str, per_minute: int) -> tuple[_Bucket, float]:
         now_s = self._now_s()
-        capacity = float(max(per_minute, 1))
-        rate_per_s = capacity / 60.0
         bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = self._buckets[key] = _Bucket(capacity, now_s)
+            bucket = self._buckets[key] = _Bucket(float(max(per_minute, 1)), now_s)
             if len(self._buckets) > self._max_keys:
                 self._buckets.popitem(last=False)
         self._buckets.move_to_end(key)
-        elapsed_s = max(now_s - bucket.updated_s, 0.0)
-        bucket.tokens = min(capacity, bucket.tokens + elapsed_s * rate_per_s)
+        bucket.tokens, rate_per_s = refilled(bucket.tokens, now_s - bucket.updated_s, per_minute)
         bucket.updated_s = now_s
         return bucket, rate_per_s
 
@@ -72,8 +90,8 @@ class TokenBuckets:
 class RateLimiter:
     """Requests per minute of each tenant (its `requests_per_minute` quota)."""
 
-    def __init__(self, monotonic_s: Callable[[], float] = time.monotonic) -> None:
-        self._buckets = TokenBuckets(monotonic_s)
+    def __init__(self, buckets: Buckets | None = None) -> None:
+        self._buckets = buckets or TokenBuckets()
 
     def hit(self, tenant_id: str, per_minute: int) -> None:
         """Take one token for `tenant_id`, or raise RateLimited with the wait in seconds."""

@@ -40,6 +40,18 @@ class Settings(BaseSettings):
     max_concurrency: int = Field(
         default_factory=lambda: os.cpu_count() or 2, ge=1, description="Sandbox runs at once."
     )
+    api_workers: int = Field(
+        default_factory=lambda: os.cpu_count() or 2,
+        ge=1,
+        le=64,
+        description="API processes `serve` runs beside its engine process.",
+    )
+    wake_cap_s: float = Field(
+        1.0,
+        gt=0,
+        le=3600,
+        description="Longest the engine goes without looking at the queue (if a wake is lost).",
+    )
     lease_s: float = Field(30.0, gt=0, description="Tenant lease length for scale-out.")
     lease_margin_s: float = Field(
         15.0, gt=0, description="A claim's lease beyond its run's timeout, until renewed."

@@ -12,4 +12,7 @@ SCENARIOS: dict[str, str] = {
     "next_after": "next_after of SECONDLY/MINUTELY/HOURLY rules vs `every Ns` and APScheduler",
     "multinode": "1, 2, 3 workers on PostgreSQL: actions/s and duplicates (must be 0)",
     "fairness": "a tenant saturating the node: the other tenant's lateness and misfires",
+    "soak": "tenants' rules under 0/1/16/64 API clients: runs/s, lateness, API, loss check",
 }
+#: Scenarios run only when named (`cadenza bench soak`): too long for the whole suite's budget.
+ON_REQUEST = frozenset({"soak"})

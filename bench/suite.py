@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.catalog import SCENARIOS
+from bench.catalog import ON_REQUEST, SCENARIOS
 from bench.context import Context, Mode
 from bench.databases import open_databases
 from bench.machine import CpuSteal, describe_machine, speed_probe_ms
@@ -33,7 +33,7 @@ def check_names(names: Sequence[str]) -> list[str]:
         raise UnknownScenario(
             f"unknown scenario {', '.join(unknown)}: choose from {', '.join(SCENARIOS)}"
         )
-    return list(names) or list(SCENARIOS)
+    return list(names) or [n for n in SCENARIOS if n not in ON_REQUEST]
 
 
 async def _run_one(name: str, ctx: Context) -> ScenarioResult:

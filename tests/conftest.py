@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 import uvloop
 from sqlalchemy.ext.asyncio import AsyncEngine
+from support.api_servers import serving_shared
 from support.ci import missing
 from support.postgres import PostgresCluster, find_bin_dir
-from support.processes import run_cli
+from support.processes import Server, run_cli
 from support.slow_first import slowest_files_first
 
 from tenants.db import create_engine
@@ -77,6 +78,26 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sqlite-template") / "cadenza.db"
     _migrate(f"sqlite+aiosqlite:///{path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def sqlite_shared_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """The API and client tests' server on SQLite (`support.api_servers.shared_server`)."""
+    with serving_shared(request, tmp_path_factory, "sqlite") as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def postgresql_shared_server(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    pg_cluster: PostgresCluster,
+) -> Iterator[Server]:
+    """The same on PostgreSQL; it asks for the cluster so that it stops before the cluster."""
+    with serving_shared(request, tmp_path_factory, "postgresql") as server:
+        yield server
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])

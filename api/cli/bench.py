@@ -24,7 +24,7 @@ from bench.catalog import SCENARIOS
     help="Results directory [default: bench/results].",
 )
 def bench(scenarios: tuple[str, ...], quick: bool, out: Path | None) -> None:
-    """Measure Cadenza (all SCENARIOS by default) and write bench/results/<date>.json + .md.
+    """Measure Cadenza (every scenario but soak by default); write bench/results/<date>.json/.md.
 
     Every figure is a median over repeats; ratios against APScheduler 3.x are computed pair
     by pair in the same run. A full run takes up to 15 minutes on two cores.

@@ -154,15 +154,20 @@ async def start_engine(service: EngineService) -> None:
         fail(str(exc))
 
 
-async def open_node_database(settings: Settings) -> tuple[AsyncEngine, SecretBox]:
-    """What `serve` and `worker` start with: logs, metrics and traces set up, the database
-    migrated, the operator key at hand and any plain-text secret left by an upgrade sealed."""
+def configure_process(settings: Settings) -> None:
+    """Logs, metrics and traces of a long-running process, as the settings ask."""
     configure_logging(settings)
     metrics.configure(tenant_labels=settings.metrics_tenant_labels)
     try:
         tracing.configure(settings.tracing)
     except tracing.TracingUnavailable as exc:
         fail(str(exc) or (type(exc).__doc__ or "").strip())
+
+
+async def open_node_database(settings: Settings) -> tuple[AsyncEngine, SecretBox]:
+    """What `serve` and `worker` start with: logs, metrics and traces set up, the database
+    migrated, the operator key at hand and any plain-text secret left by an upgrade sealed."""
+    configure_process(settings)
     db = await open_migrated(settings.database_url)
     try:
         box = open_secret_box(settings)

@@ -10,17 +10,12 @@ import click
 from api.app import engine_config
 from api.cli.common import (
     db_option,
-    freeze_startup_heap,
     log_format_option,
     open_node_database,
     run_async,
     settings_from,
-    start_engine,
 )
-from api.cli.paths import sandbox_cache_dir
-from api.cli.signals import StopSignals
-from engine.service import EngineService
-from sandbox import Sandbox, SandboxConfig
+from api.cli.node import running_node
 from tenants.db import describe_url
 
 
@@ -37,23 +32,12 @@ async def worker(database_url: str | None, no_tenant_leases: bool, log_format: s
     """Run the engine (timer loops, sweeper, webhook delivery, retention) until stopped."""
     settings = settings_from(database_url=database_url, log_format=log_format)
     db, box = await open_node_database(settings)
+    config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
     try:
-        sandbox_config = SandboxConfig(
-            max_workers=settings.max_concurrency, cache_dir=sandbox_cache_dir()
-        )
-        async with Sandbox(sandbox_config) as sandbox:
-            config = replace(engine_config(settings), use_tenant_leases=not no_tenant_leases)
-            service = EngineService(db, sandbox, config, secrets=box)
-            signals = StopSignals()
-            signals.on_second = service.hurry
-            await start_engine(service)
-            freeze_startup_heap()
+        async with running_node(settings, db, box, config) as (service, signals):
             click.echo(
                 f"worker {service.node_name} running on {describe_url(settings.database_url)}",
             )
-            try:
-                await signals.stopped()
-            finally:
-                await service.stop(settings.stop_grace_s)
+            await signals.stopped()
     finally:
         await db.dispose()

@@ -158,5 +158,13 @@ def _resolve(batch: list[Item], recorded: dict[int, Recorded]) -> None:
         outcome = recorded[completion.action_id]
         if outcome is Recorded.LOST:
             metrics.CLAIMS_LOST.inc()
+            log.warning(
+                "the run of action %s ended after this node's claim on it had lapsed (its lease "
+                "expired or another node took it): its record and effects were refused, and the "
+                "action's holder or a sweep records its attempt; a lease shorter than the runs "
+                "or a stalled node causes this (CADENZA_LEASE_S)",
+                completion.action_id,
+                extra=action_ids(completion.action),
+            )
         if not future.done():
             future.set_result(outcome)

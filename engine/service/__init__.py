@@ -1,13 +1,14 @@
 """`EngineService`: the one facade the API and the command line use.
 
-Every write validates, commits in one transaction and wakes the tenant's loop in this process;
+Every write validates, commits in one transaction and wakes the tenant's loop: in this process
+when it runs the node, else through `on_change` (how `cadenza serve` reaches its engine process);
 every read is scoped by tenant. `start()` runs this node's loops (dispatcher, tenant loops,
 sweeper, delivery, retention, tenant leases); `stop()` ends them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
@@ -64,18 +65,24 @@ class EngineService:
         config: EngineConfig,
         clock: Clock | None = None,
         secrets: SecretBox | None = None,
+        on_change: Callable[[str], None] | None = None,
     ) -> None:
-        self._deps = Deps(db, sandbox, config, clock or SystemClock(), self._wake, secrets)
+        self._deps = Deps(db, sandbox, config, clock or SystemClock(), self.wake, secrets)
         self._node: Supervisor | None = None
+        self._on_change = on_change
 
     @property
     def node(self) -> Supervisor | None:
         """This process's running loops (None until `start`)."""
         return self._node
 
-    def _wake(self, tenant_id: str) -> None:
+    def wake(self, tenant_id: str) -> None:
+        """A tenant's rules or actions changed: this node looks again now, or, when this
+        process runs no node, `on_change` tells the one that does."""
         if self._node is not None:
             self._node.wake(tenant_id)
+        elif self._on_change is not None:
+            self._on_change(tenant_id)
 
     @property
     def node_name(self) -> str:

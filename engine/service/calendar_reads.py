@@ -75,10 +75,8 @@ async def list_calendars(
     async with deps.db.connect() as conn:
         rows = await calendar_store.list_page(conn, tenant_id, decode_cursor(cursor), limit + 1)
         page = rows[:limit]
-        items = [
-            calendar_record(row, await calendar_store.rules_using(conn, tenant_id, row["name"]))
-            for row in page
-        ]
+        users = await calendar_store.rules_using_each(conn, tenant_id, [r["name"] for r in page])
+        items = [calendar_record(row, users[row["name"]]) for row in page]
     next_cursor = encode_cursor(page[-1]["name"]) if len(rows) > limit else None
     return Page(items, next_cursor)
 

@@ -63,7 +63,15 @@ async def remove(conn: AsyncConnection, tenant_id: str, name: str) -> None:
 
 
 async def rules_using(conn: AsyncConnection, tenant_id: str, name: str) -> list[tuple[str, str]]:
-    """(id, name) of the tenant's live rules that name calendar `name`, in id order.
+    """(id, name) of the tenant's live rules that name calendar `name`, in id order."""
+    return (await rules_using_each(conn, tenant_id, [name]))[name]
+
+
+async def rules_using_each(
+    conn: AsyncConnection, tenant_id: str, names: Sequence[str]
+) -> dict[str, list[tuple[str, str]]]:
+    """For each calendar of `names`, (id, name) of the tenant's live rules that name it, in id
+    order: one read of the rules for a whole page of calendars.
 
     Filtered here rather than in SQL: JSON containment differs between SQLite and PostgreSQL,
     and a tenant's rule count is bounded by its quota."""
@@ -73,7 +81,10 @@ async def rules_using(conn: AsyncConnection, tenant_id: str, name: str) -> list[
         .order_by(rules.c.id)
     )
     rows = (await conn.execute(query)).all()
-    return [(row.id, row.name) for row in rows if name in (row.calendars or ())]
+    return {
+        name: [(row.id, row.name) for row in rows if name in (row.calendars or ())]
+        for name in names
+    }
 
 
 async def count(conn: AsyncConnection, tenant_id: str) -> int:

@@ -1,7 +1,7 @@
-"""One real `cadenza serve` per database kind for the whole API test package.
+"""One real `cadenza serve` per database kind and test process, shared with the client tests.
 
 Tests never share a tenant: each asks `new_tenant` for a fresh one (through the operator API),
-so they cannot see each other's objects and a server start (~2 s) is paid twice in total.
+so they cannot see each other's objects, and a test process starts two servers in all.
 """
 
 from __future__ import annotations
@@ -13,35 +13,26 @@ from typing import Any
 
 import httpx
 import pytest
-from support.api_servers import KINDS, UNTHROTTLED, new_database_url
+from support.api_servers import KINDS, shared_server
 from support.operator import ADMIN_TOKEN
 from support.polling import until
-from support.processes import Server, running_server
+from support.processes import Server
 
 
-@pytest.fixture(scope="session", params=KINDS)
-def api_database_url(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> str:
-    """A freshly migrated database of each kind for the API server."""
-    return new_database_url(request, tmp_path_factory)
+@pytest.fixture(params=KINDS)
+def server(request: pytest.FixtureRequest) -> Server:
+    """The shared server of each database kind, up for the whole session."""
+    return shared_server(request)
 
 
-@pytest.fixture(scope="session")
-def server(api_database_url: str) -> Iterator[Server]:
-    env = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN, **UNTHROTTLED}
-    with running_server(api_database_url, env=env) as running:
-        yield running
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture
 def http(server: Server) -> Iterator[httpx.Client]:
     """An unauthenticated client of the server."""
     with httpx.Client(base_url=server.base_url, timeout=30) as client:
         yield client
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def operator(server: Server) -> Iterator[httpx.Client]:
     """A client holding the operator token."""
     headers = {"Authorization": f"Bearer {ADMIN_TOKEN}"}

@@ -1,6 +1,8 @@
 """A client that guesses keys is throttled per address (429 with Retry-After after the
 documented number of failures a minute), counted in metrics, and logged with a key's public
-prefix only; other clients, and their valid keys, are not affected."""
+prefix only; other clients, and their valid keys, are not affected. The server runs two API
+processes and every request comes on a new connection, so the guesses reach both: the limit
+holds for the whole `serve`, not per process."""
 
 from __future__ import annotations
 
@@ -23,8 +25,9 @@ def guarded(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Server]:
     """A server with the default limit of failed authentications, for this module alone."""
-    url = new_database_url(request, tmp_path_factory)
-    with running_server(url, env={"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}) as running:
+    url = new_database_url(request.param, request, tmp_path_factory)
+    env = {"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN, "CADENZA_API_WORKERS": "2"}
+    with running_server(url, env=env) as running:
         yield running
 
 
@@ -44,9 +47,11 @@ def viewer_key(operator: httpx.Client) -> str:
 
 
 def _from(server: Server, address: str, secret: str | None = None) -> httpx.Client:
-    """A client whose connections come from `address` (anything in 127.0.0.0/8 is local)."""
+    """A client whose connections come from `address` (anything in 127.0.0.0/8 is local), a
+    new one per request (so that requests spread over the API processes)."""
     headers = {"Authorization": f"Bearer {secret}"} if secret else {}
-    transport = httpx.HTTPTransport(local_address=address)
+    no_reuse = httpx.Limits(max_keepalive_connections=0)
+    transport = httpx.HTTPTransport(local_address=address, limits=no_reuse)
     return httpx.Client(base_url=server.base_url, headers=headers, transport=transport, timeout=30)
 
 

@@ -40,7 +40,8 @@ def server(
         "PYTHONPATH": str(PLUGIN_DIR),
         **UNTHROTTLED,
     }
-    with running_server(new_database_url(request, tmp_path_factory), env=env) as running:
+    url = new_database_url(request.param, request, tmp_path_factory)
+    with running_server(url, env=env) as running:
         yield running
 
 

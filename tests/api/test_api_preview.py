@@ -296,3 +296,20 @@ def test_saved_rule_counts_runs_across_a_dst_gap(new_tenant) -> None:
     upcoming = t.viewer.post(f"/v1/rules/{rule['id']}/preview?count=10", json={}).json()["before"]
     local = [datetime.fromisoformat(at).astimezone(ZoneInfo("America/New_York")) for at in upcoming]
     assert [f"{at:%H:%M}" for at in local] == ["00:00", "01:00", "03:00", "04:00", "05:00"]
+
+
+def test_secondly_rules_one_to_four_seconds_apart_are_saved_like_every_ns(new_tenant) -> None:
+    """Issue 25: `FREQ=SECONDLY;INTERVAL=1..4` (with COUNT=5000 or open-ended) was refused as
+    too many occurrences in one period while `every Ns` was saved: both spellings are now
+    checked by the same quota, and saved alike."""
+    t = new_tenant(quotas={"min_interval_s": 1, "allow_secondly": True})
+    code = "def main(ctx):\n    pass\n"
+    for seconds in range(1, 5):
+        for spelling in (
+            f"FREQ=SECONDLY;INTERVAL={seconds};COUNT=5000",
+            f"FREQ=SECONDLY;INTERVAL={seconds}",
+            f"every {seconds}s",
+        ):
+            rule = {"name": f"s{seconds}", "schedule": spelling, "code": code, "enabled": False}
+            answer = t.editor.post("/v1/rules", json=rule)
+            assert answer.status_code == 201, (spelling, answer.text)

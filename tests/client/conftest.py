@@ -1,9 +1,9 @@
-"""One real `cadenza serve` per database kind for the client's tests, reached only through the
-client itself: tenants are made with the operator token, each test gets fresh ones."""
+"""The client's tests reach the shared `cadenza serve` of each database kind (the API tests'
+too) only through the client itself: tenants are made with the operator token, each test gets
+fresh ones."""
 
 from __future__ import annotations
 
-import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -11,34 +11,23 @@ from typing import Any
 
 import pytest
 from cadenza_client import AsyncClient, Client, QuotaChanges, RetryPolicy, Role
+from support.api_servers import KINDS, shared_server
 from support.client_tenants import Tenant
 from support.operator import ADMIN_TOKEN
-from support.postgres import PostgresCluster
-from support.processes import Server, running_server
+from support.processes import Server
 
 #: Tests see every error at once: retries are the subject of their own tests only.
 NO_RETRY = RetryPolicy(max_retries=0)
 
 
-@pytest.fixture(
-    scope="session", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
-def client_server(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Server]:
-    """A server on a freshly migrated database of each kind, with the operator API open."""
-    if request.param == "sqlite":
-        path = tmp_path_factory.mktemp("client") / "cadenza.db"
-        shutil.copy(request.getfixturevalue("sqlite_template"), path)
-        url = f"sqlite+aiosqlite:///{path}"
-    else:
-        cluster: PostgresCluster = request.getfixturevalue("pg_cluster")
-        url = cluster.url(cluster.create_database(template="cadenza_template"))
-    with running_server(url, env={"CADENZA_ADMIN_TOKEN": ADMIN_TOKEN}) as server:
-        yield server
+@pytest.fixture(params=KINDS)
+def client_server(request: pytest.FixtureRequest) -> Server:
+    """The shared server of each database kind (`support.api_servers.shared_server`), with the
+    operator API open."""
+    return shared_server(request)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def operator(client_server: Server) -> Iterator[Client]:
     """A client holding the operator token."""
     with Client(client_server.base_url, ADMIN_TOKEN, retry=NO_RETRY) as client:

@@ -17,8 +17,13 @@ from pathlib import Path
 from support.ports import free_port
 
 CADENZA = str(Path(sys.executable).with_name("cadenza"))
-STARTUP_TIMEOUT_S = 90.0  # between two lines of output: generous for a loaded machine
+#: Longest wait for the next line of a starting `serve` (its processes start on a busy machine).
+STARTUP_TIMEOUT_S = 90.0
 
+
+#: A test server answers one client: one API process (the default is one per core) saves
+#: every start an interpreter; tests of several API processes ask for them.
+ONE_API_PROCESS = {"CADENZA_API_WORKERS": "1"}
 
 #: The operator key of the test processes on PostgreSQL (which has no default key file).
 TEST_SECRET_KEY = "f6XWd3f0m3ayFI0pnx9LZaHDm-V7KGAn8xYvJf5v6fQ="
@@ -33,9 +38,10 @@ def cli_env(**extra: str) -> dict[str, str]:
 
 def node_env(database_url: str, **extra: str) -> dict[str, str]:
     """`cli_env` for a `serve` or `worker` on `database_url`: on PostgreSQL with the tests'
-    operator key (every node of one database needs the same key), unless `extra` names one."""
+    operator key (every node of one database needs the same key), and one API process beside
+    the engine, unless `extra` says otherwise."""
     keyed = {"CADENZA_SECRET_KEYS": TEST_SECRET_KEY} if "postgresql" in database_url else {}
-    return cli_env(**(keyed | extra))
+    return cli_env(**(keyed | ONE_API_PROCESS | extra))
 
 
 def run_cli(
@@ -91,7 +97,8 @@ def running_server(
     env: dict[str, str] | None = None,
     cwd: Path | None = None,
 ) -> Iterator[Server]:
-    """Start `cadenza serve` on a free port; yield once uvicorn reports startup complete."""
+    """Start `cadenza serve` on a free port; yield once its engine runs (the banner) and an API
+    process has reported its startup complete."""
     port = free_port()
     process = subprocess.Popen(
         [CADENZA, "serve", "--db", database_url, "--port", str(port), *extra_args],
@@ -105,15 +112,16 @@ def running_server(
     threading.Thread(target=_pump, args=(process.stdout, lines), daemon=True).start()
     server = Server(process, f"http://127.0.0.1:{port}", database_url, None)
     try:
-        while True:
+        banner = api_up = False
+        while not (banner and api_up):
             line = lines.get(timeout=STARTUP_TIMEOUT_S)
             if line is None:
                 raise RuntimeError("cadenza serve exited during startup:\n" + "".join(server.lines))
             server.lines.append(line)
             if match := re.search(r"API key \(shown once\): (\S+)", line):
                 server.demo_key = match.group(1)
-            if "Application startup complete" in line:
-                break
+            banner = banner or line.startswith("serving ")
+            api_up = api_up or "Application startup complete" in line
         threading.Thread(target=_keep, args=(lines, server.lines), daemon=True).start()
         yield server
     finally:

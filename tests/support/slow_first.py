@@ -21,7 +21,8 @@ def file_durations() -> dict[str, float]:
     """Seconds per test file (its path relative to the repository), from the last record."""
     if not DURATIONS_PATH.exists():
         return {}
-    return {str(path): float(seconds) for path, seconds in json.loads(DURATIONS_PATH.read_text()).items()}
+    recorded = json.loads(DURATIONS_PATH.read_text())
+    return {str(path): float(seconds) for path, seconds in recorded.items()}
 
 
 def slowest_files_first(items: list[pytest.Item]) -> None:

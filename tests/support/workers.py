@@ -1,4 +1,5 @@
-"""Real `cadenza worker` processes for the crash and multi-node tests."""
+"""Real `cadenza worker` processes (or `cadenza serve`, whose engine runs in a process of its
+own) for the crash, stop and multi-node tests."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,21 +22,45 @@ WORKER_ENV = {
     "CADENZA_MAX_CONCURRENCY": "2",
     "CADENZA_LOG_LEVEL": "warning",
 }
+#: What `serve` needs on top to run beside other tests: a free port, no demo tenant.
+SERVE_ARGS = ("--port", "0", "--no-demo")
+SERVE_START_TIMEOUT_S = 180.0
 
 
 def start_worker(
-    database_url: str, node: str, log_dir: Path, *args: str, **env: str
+    database_url: str,
+    node: str,
+    log_dir: Path,
+    *args: str,
+    command: str = "worker",
+    **env: str,
 ) -> subprocess.Popen[bytes]:
-    """`cadenza worker` named `node` (empty: its default name); `env` adds or overrides
-    settings (`CADENZA_…`)."""
+    """`cadenza worker` (or `command`: `serve`) named `node` (empty: its default name); `env`
+    adds or overrides settings (`CADENZA_…`)."""
     named = {"CADENZA_NODE_NAME": node} if node else {}
-    with (log_dir / f"{node or 'default'}.log").open("ab") as log:
-        return subprocess.Popen(
-            [CADENZA, "worker", "--db", database_url, *args],
+    extra = SERVE_ARGS if command == "serve" else ()
+    log_path = log_dir / f"{node or 'default'}.log"
+    with log_path.open("ab") as log:
+        offset = log.tell()
+        process = subprocess.Popen(
+            [CADENZA, command, "--db", database_url, *extra, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=node_env(database_url, **named, **(WORKER_ENV | env)),
         )
+    if command == "serve":
+        _until_serving(process, log_path, offset)
+    return process
+
+
+def _until_serving(process: subprocess.Popen[bytes], log_path: Path, offset: int) -> None:
+    """Wait for `serve`'s banner (printed once its engine process runs): its three processes
+    take longer to start than a worker's one, and the tests' bounds count from the start."""
+    deadline = time.monotonic() + SERVE_START_TIMEOUT_S
+    while b"\nserving " not in b"\n" + log_path.read_bytes()[offset:]:
+        assert process.poll() is None, log_path.read_text(errors="replace")
+        assert time.monotonic() < deadline, log_path.read_text(errors="replace")
+        time.sleep(0.1)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

@@ -4,6 +4,7 @@ is away: the completer isolates a record the database refuses, and waits out a l
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import sqlite3
 from collections.abc import AsyncIterator
@@ -12,7 +13,8 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from prometheus_client import REGISTRY
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
 
@@ -110,6 +112,38 @@ async def test_a_record_the_database_refuses_fails_alone(
     assert run["outcome"] == "crashed" and not run["committed"]
     assert run["error"].startswith("engine error: this run's record could not be stored")
     assert (action["status"], action["attempt"]) == ("pending", 1), "retried like a failed run"
+
+
+async def test_a_run_whose_claim_was_taken_is_refused_counted_and_logged(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    clock: ManualClock,
+    tenant_id: str,
+    completer: Completer,
+    engine_config: EngineConfig,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    service = EngineService(db, sandbox, engine_config, clock)
+    await service.submit_action(tenant_id, run_at=clock.now(), code=INNOCENT)
+    [completion] = await _completions(db, sandbox, clock, tenant_id)
+    async with db.begin() as conn:  # another node's claim, as after a lapsed lease
+        await conn.execute(update(actions).values(version=actions.c.version + 1))
+    lost_before = _sample("cadenza_claims_lost_total")
+
+    with caplog.at_level(logging.WARNING, logger="cadenza.engine"):
+        assert await completer.submit(completion) is Recorded.LOST
+
+    assert _sample("cadenza_claims_lost_total") == lost_before + 1
+    [warning] = [r for r in caplog.records if "claim on it had lapsed" in r.getMessage()]
+    assert str(completion.action_id) in warning.getMessage()
+    assert await kv_value(db, tenant_id, "done") is None, "a lost run's effects are refused"
+    async with db.connect() as conn:
+        [action] = (await conn.execute(select(actions))).mappings()
+    assert action["status"] == "running", "left to the node that holds it now"
+
+
+def _sample(name: str) -> float:
+    return REGISTRY.get_sample_value(name) or 0.0
 
 
 async def test_a_sqlite_write_lock_held_past_the_busy_timeout_is_waited_out(
