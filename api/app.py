@@ -49,7 +49,6 @@ from api.settings import Settings
 from api.shared_buckets import SharedTokenBuckets
 from api.static import mount_ui
 from api.tracing import RequestTracing
-from engine.config import EngineConfig, HttpPolicy
 from tenants.secret_box import SecretBox
 
 if TYPE_CHECKING:
@@ -137,30 +136,3 @@ def create_app(
 def _buckets(throttles_path: Path | None, namespace: str) -> Buckets | None:
     """Buckets in the shared file, or None for this process's own."""
     return None if throttles_path is None else SharedTokenBuckets(throttles_path, namespace)
-
-
-def engine_config(settings: Settings) -> EngineConfig:
-    """The engine's knobs from the process settings (the engine never reads the environment)."""
-    return EngineConfig(
-        node_name=settings.node_name,
-        max_concurrency=settings.max_concurrency,
-        lease_s=settings.lease_s,
-        wake_cap_s=settings.wake_cap_s,
-        lease_margin_s=settings.lease_margin_s,
-        horizon_years=settings.horizon_years,
-        retention_ok_days=settings.retention_ok_days,
-        retention_failed_days=settings.retention_failed_days,
-        allow_private_webhooks=settings.allow_private_webhooks,
-        http=http_policy(settings),
-        capabilities=capability_policy(settings),
-    )
-
-
-def http_policy(settings: Settings) -> HttpPolicy:
-    """The operator's bounds on scripts' HTTP requests."""
-    return HttpPolicy(
-        schemes=frozenset(settings.http_schemes.split(",")),
-        allow_private=settings.http_allow_private,
-        max_calls_per_run=settings.http_max_calls_per_run,
-        max_response_bytes=settings.http_max_response_bytes,
-    )

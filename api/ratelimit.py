@@ -64,27 +64,33 @@ class TokenBuckets:
 
     def take(self, key: str, per_minute: int) -> int | None:
         """Take one token for `key`: None if there was one, else the seconds until one is back."""
-        wait_s = self.wait_s(key, per_minute)
+        bucket = self._bucket(key, per_minute)
+        now_s = self._now_s()
+        bucket.tokens, rate_per_s = refilled(bucket.tokens, now_s - bucket.updated_s, per_minute)
+        bucket.updated_s = now_s
+        wait_s = wait_for(bucket.tokens, rate_per_s)
         if wait_s is None:
-            self._buckets[key].tokens -= 1.0
+            bucket.tokens -= 1.0
         return wait_s
 
     def wait_s(self, key: str, per_minute: int) -> int | None:
-        """Seconds until `key` has a token again, or None if it has one now (none is taken)."""
-        bucket, rate_per_s = self._refilled(key, per_minute)
-        return wait_for(bucket.tokens, rate_per_s)
-
-    def _refilled(self, key: str, per_minute: int) -> tuple[_Bucket, float]:
-        now_s = self._now_s()
+        """Seconds until `key` has a token again, or None if it has one now (none is taken,
+        nothing changes: only `take` writes a bucket, as in `api.shared_buckets`)."""
         bucket = self._buckets.get(key)
         if bucket is None:
-            bucket = self._buckets[key] = _Bucket(float(max(per_minute, 1)), now_s)
+            return None  # a bucket never taken from is full
+        tokens, rate_per_s = refilled(bucket.tokens, self._now_s() - bucket.updated_s, per_minute)
+        return wait_for(tokens, rate_per_s)
+
+    def _bucket(self, key: str, per_minute: int) -> _Bucket:
+        """`key`'s bucket, made full if it has none, as the most recently used."""
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = _Bucket(float(max(per_minute, 1)), self._now_s())
             if len(self._buckets) > self._max_keys:
                 self._buckets.popitem(last=False)
         self._buckets.move_to_end(key)
-        bucket.tokens, rate_per_s = refilled(bucket.tokens, now_s - bucket.updated_s, per_minute)
-        bucket.updated_s = now_s
-        return bucket, rate_per_s
+        return bucket
 
 
 class RateLimiter:

@@ -5,7 +5,7 @@ Each API process answering with buckets of its own would let a tenant make N tim
 request quota, and a guesser fail N times as often, with N API processes (a client reaches
 another process with each new connection). A small local file is the one place they all see
 without a round trip to another process or a write to the shared database: one short
-immediate transaction per visit, on a file that is never synced (it holds nothing that must
+immediate transaction per token taken (a check for a token is a plain read), on a file that is never synced (it holds nothing that must
 survive the `serve` that made it). The arithmetic is `api.ratelimit`'s, so a shared bucket
 answers exactly as one in memory would.
 
@@ -52,24 +52,12 @@ class SharedTokenBuckets:
 
     def take(self, key: str, per_minute: int) -> int | None:
         """Take one token for `key`: None if there was one, else the seconds until one is back."""
-        return self._visit(key, per_minute, taking=True)
-
-    def wait_s(self, key: str, per_minute: int) -> int | None:
-        """Seconds until `key` has a token again, or None if it has one now (none is taken)."""
-        return self._visit(key, per_minute, taking=False)
-
-    def _visit(self, key: str, per_minute: int, taking: bool) -> int | None:
-        now_s = self._now_s()
-        name = f"{self._namespace}:{key}"
+        now_s, name = self._now_s(), self._name(key)
         self._conn.execute("BEGIN IMMEDIATE")
         with self._conn:  # commits, or rolls back on an exception
-            row = self._conn.execute(
-                "SELECT tokens, updated_s FROM buckets WHERE key = ?", (name,)
-            ).fetchone()
-            held, since_s = row if row else (float(max(per_minute, 1)), now_s)
-            tokens, rate_per_s = refilled(held, now_s - since_s, per_minute)
+            tokens, rate_per_s, since_s = self._refilled(name, now_s, per_minute)
             wait = wait_for(tokens, rate_per_s)
-            if wait is None and taking:
+            if wait is None:
                 tokens -= 1.0
             self._conn.execute(
                 "INSERT OR REPLACE INTO buckets (key, tokens, updated_s) VALUES (?, ?, ?)",
@@ -77,6 +65,26 @@ class SharedTokenBuckets:
             )
             self._sweep(now_s)
         return wait
+
+    def wait_s(self, key: str, per_minute: int) -> int | None:
+        """Seconds until `key` has a token again, or None if it has one now (none is taken).
+        A read, with no transaction of its own: the refill it computes follows from the row
+        and the clock, so writing it back would change nothing another visit sees."""
+        tokens, rate_per_s, _ = self._refilled(self._name(key), self._now_s(), per_minute)
+        return wait_for(tokens, rate_per_s)
+
+    def _name(self, key: str) -> str:
+        return f"{self._namespace}:{key}"
+
+    def _refilled(self, name: str, now_s: float, per_minute: int) -> tuple[float, float, float]:
+        """The bucket's tokens now, its refill rate per second and when it was last written
+        (an absent bucket is full)."""
+        row = self._conn.execute(
+            "SELECT tokens, updated_s FROM buckets WHERE key = ?", (name,)
+        ).fetchone()
+        held, since_s = row if row else (float(max(per_minute, 1)), now_s)
+        tokens, rate_per_s = refilled(held, now_s - since_s, per_minute)
+        return tokens, rate_per_s, since_s
 
     def _sweep(self, now_s: float) -> None:
         self._visits += 1

@@ -43,6 +43,10 @@ class SandboxConfig:
     max_module_bytes: int = 4 * 1024 * 1024
     #: Which runtimes to start (the zygote loads only what these need).
     runtimes: tuple[RuntimeName, ...] = tuple(RuntimeName)
+    #: Start the zygote when the first worker is wanted rather than on entry: for a process
+    #: that runs scripts seldom (an API process: checks on save, test runs), whose start then
+    #: costs no zygote and whose idle life holds no workers.
+    on_demand: bool = False
 
 
 class Runtime(Protocol):
@@ -80,8 +84,11 @@ class Sandbox:
     async def __aenter__(self) -> Sandbox:
         config = self.config
         wanted = tuple(RuntimeName(name) for name in config.runtimes)
-        pool = WorkerPool(config.max_workers, config.warm, wanted, config.cache_dir)
-        await pool.start()
+        pool = WorkerPool(
+            config.max_workers, config.warm, wanted, config.cache_dir, config.on_demand
+        )
+        if not config.on_demand:
+            await pool.start()
         self._pool = pool
         limits = config.compile_limits
         found: dict[RuntimeName, Runtime] = {

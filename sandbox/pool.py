@@ -49,8 +49,12 @@ class WorkerPool:
         warm: WarmPolicy | None = None,
         runtimes: tuple[RuntimeName, ...] = tuple(RuntimeName),
         cache_dir: Path | None = None,
+        on_demand: bool = False,
     ) -> None:
         self._size = size
+        #: Started by the first `acquire` instead of by the owner (`SandboxConfig.on_demand`).
+        self._on_demand = on_demand
+        self._start_lock = asyncio.Lock()
         self._zygote_config = json.dumps(
             {"runtimes": list(runtimes), "cache_dir": str(cache_dir) if cache_dir else None}
         )
@@ -113,6 +117,10 @@ class WorkerPool:
         return handle
 
     async def _fresh(self) -> WorkerHandle:
+        if self._on_demand and self._process is None and not self.is_stopping:
+            async with self._start_lock:
+                if self._process is None:
+                    await self.start()
         while True:
             if self._control is None:
                 raise SandboxError("the sandbox is not started; use `async with Sandbox()`")

@@ -17,11 +17,11 @@ import uvloop
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.api_servers import serving_shared
 from support.ci import missing
+from support.db_engines import checked_engine
 from support.postgres import PostgresCluster, find_bin_dir
 from support.processes import Server, run_cli
 from support.slow_first import slowest_files_first
 
-from tenants.db import create_engine
 from tenants.secret_box import KeyRing, SecretBox, new_key
 
 
@@ -114,12 +114,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 @pytest.fixture
 async def db(database_url: str) -> AsyncIterator[AsyncEngine]:
     """An engine on the test's database; the test fails if it leaks a connection."""
-    engine = create_engine(database_url)
-    try:
+    async with checked_engine(database_url) as engine:
         yield engine
-        assert engine.pool.checkedout() == 0, "a connection was not returned to the pool"  # type: ignore[attr-defined]
-    finally:
-        await engine.dispose()
 
 
 @pytest.fixture

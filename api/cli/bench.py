@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import uvloop
 
-from api.cli.common import EXIT_FAILED, fail
+from api.cli.exits import EXIT_FAILED, fail
 from bench.catalog import SCENARIOS
 
 

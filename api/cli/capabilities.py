@@ -9,7 +9,8 @@ from datetime import UTC, datetime
 import click
 
 from api.capability_registry import capability_policy
-from api.cli.common import db_option, fail, migrated_database, run_async, settings_from
+from api.cli.common import db_option, migrated_database, run_async, settings_from
+from api.cli.exits import fail
 from tenants import capability_grants
 from tenants.registry import find_tenant
 

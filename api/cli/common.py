@@ -9,7 +9,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 import uvloop
@@ -17,6 +17,7 @@ from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api import tracing
+from api.cli.exits import fail
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
 from engine.errors import NodeNameInUse
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-
 db_option = click.option(
     "--db",
     "database_url",
@@ -48,11 +46,6 @@ log_format_option = click.option(
     type=click.Choice(["text", "json"]),
     help="Log lines as text or as one JSON object each (default: $CADENZA_LOG_FORMAT or text).",
 )
-
-
-def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    click.echo(f"cadenza: error: {message}", err=True)
-    sys.exit(code)
 
 
 def settings_from(**overrides: Any) -> Settings:

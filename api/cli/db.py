@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api.cli.common import db_option, fail, open_migrated, run_async, settings_from
+from api.cli.common import db_option, open_migrated, run_async, settings_from
+from api.cli.exits import fail
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings
 from engine.store import schema

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
-from api.cli.common import fail
+from api.cli.exits import fail
 from engine.recurrence import (
     DstGap,
     DstRepeat,

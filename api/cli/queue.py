@@ -10,7 +10,8 @@ from typing import IO, Any
 import click
 from cadenza_client import ActionStatus, Client, Outcome, Runtime
 
-from api.cli.remote import fail, json_option, print_json, print_rows, remote
+from api.cli.exits import fail
+from api.cli.remote import json_option, print_json, print_rows, remote
 
 limit_option = click.option(
     "--limit", type=click.IntRange(min=1), default=50, show_default=True, help="At most this many."

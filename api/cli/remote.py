@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import functools
 import json
-import sys
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Any, NoReturn, TypeVar
+from typing import Any, TypeVar
 
 import click
 from cadenza_client import ApiProblem, CadenzaError, Client
 from pydantic import BaseModel
 
+from api.cli.exits import fail
+
 T = TypeVar("T")
 
-EXIT_USAGE = 2
 DEFAULT_URL = "http://127.0.0.1:8000"
 
 url_option = click.option(
@@ -37,11 +37,6 @@ key_option = click.option(
     help="A tenant API key, cdz_… ($CADENZA_KEY).",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-
-
-def fail(message: str) -> NoReturn:
-    click.echo(f"cadenza: error: {message}", err=True)
-    sys.exit(EXIT_USAGE)
 
 
 def explain(error: CadenzaError) -> str:

@@ -15,7 +15,8 @@ from cadenza_client import Client, InvalidInput, NewRule
 from cadenza_client.models.transfer import RulesExport
 from pydantic import ValidationError
 
-from api.cli.remote import explain, fail, remote
+from api.cli.exits import fail
+from api.cli.remote import explain, remote
 
 
 @click.command()

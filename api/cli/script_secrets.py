@@ -11,7 +11,8 @@ import sys
 import click
 from cadenza_client import Client
 
-from api.cli.remote import fail, json_option, print_json, print_rows, remote
+from api.cli.exits import fail
+from api.cli.remote import json_option, print_json, print_rows, remote
 
 
 @click.group("script-secrets")

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import click
 
-from api.app import engine_config
 from api.cli.common import (
     db_option,
     log_format_option,
@@ -16,6 +15,7 @@ from api.cli.common import (
     settings_from,
 )
 from api.cli.node import running_node
+from api.engine_settings import engine_config
 from tenants.db import describe_url
 
 

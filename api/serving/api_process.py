@@ -3,7 +3,8 @@ every API process), the FastAPI app, and an `EngineService` that runs no node: i
 commit to the database and wake the engine process through the wake channel.
 
 Each API process has a small sandbox of its own, for what the API runs itself: checking a
-script when a rule is saved, and test runs.
+script when a rule is saved, and test runs. It starts at the first of those (many API
+processes never run one), not with the process.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import uvloop
 from prometheus_client import values as prometheus_values
 from uvicorn.config import LOGGING_CONFIG
 
-from api.app import create_app, engine_config
+from api.app import create_app
 from api.cli.common import configure_process
 from api.cli.paths import sandbox_cache_dir
+from api.engine_settings import engine_config
 from api.secret_keys import open_secret_box
 from api.serving.engine_link import EngineLink
 from api.serving.layout import Layout, become_child
@@ -56,7 +58,9 @@ async def _serve(layout: Layout, sockets: list[socket.socket]) -> None:
     sender = WakeSender(layout.wake_path)
     try:
         box = open_secret_box(settings)
-        config = SandboxConfig(max_workers=API_SANDBOX_WORKERS, cache_dir=sandbox_cache_dir())
+        config = SandboxConfig(
+            max_workers=API_SANDBOX_WORKERS, cache_dir=sandbox_cache_dir(), on_demand=True
+        )
         async with Sandbox(config) as sandbox:
             service = EngineService(
                 db, sandbox, engine_config(settings), secrets=box, on_change=sender.send

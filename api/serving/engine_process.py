@@ -13,10 +13,10 @@ from multiprocessing.connection import Connection
 
 import uvloop
 
-from api.app import engine_config
 from api.cli.common import configure_process
 from api.cli.node import running_node
 from api.demo import add_demo_rule
+from api.engine_settings import engine_config
 from api.secret_keys import open_secret_box
 from api.serving import engine_link, wake
 from api.serving.layout import EngineStarted, Layout, become_child

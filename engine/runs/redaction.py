@@ -52,15 +52,16 @@ class Redactor:
 
     def cut_text(self, text: str) -> str:
         """`text` redacted, and a value's start at its very end too, or just before the note
-        that says the output was cut there."""
-        text = self.text(text)
+        that says the output was cut there. The note is the engine's text, not the script's: it
+        is matched apart (a value ending in a newline would otherwise take the note's own)."""
         note = _CUT_NOTE.search(text)
         body, tail = (text[: note.start()], note.group()) if note else (text, "")
+        body = self.text(body)
         for value in self._values:
             for size in range(len(value) - 1, MIN_TAIL_CHARS - 1, -1):
                 if body.endswith(value[:size]):
                     return body[:-size] + MARKER + tail
-        return text
+        return body + tail
 
     def outcome(self, outcome: Outcome) -> Outcome:
         """Every text of `outcome` redacted (stdout, stderr and error as possibly cut)."""

@@ -22,7 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from starlette.types import Receive, Scope, Send
 from support.ports import free_port
 
-from api.app import create_app, engine_config
+from api.app import create_app
+from api.engine_settings import engine_config
 from api.metrics import RouteShape
 from api.settings import Settings
 from api.tracing import RequestTracing

@@ -60,3 +60,31 @@ async def test_runs_in_progress_end_as_killed_at_shutdown(context) -> None:
 async def test_unknown_runtime_names_the_known_ones() -> None:
     with pytest.raises(SandboxError, match="use one of python, micropython, wasm"):
         Sandbox().runtime("lua")
+
+
+async def test_an_on_demand_sandbox_starts_its_zygote_at_the_first_run_and_only_once(
+    context,
+) -> None:
+    config = SandboxConfig(max_workers=1, runtimes=("python",), on_demand=True)
+    async with Sandbox(config) as box:
+        assert box.zygote_pid is None, "entering an on-demand sandbox started a zygote"
+        script = "def main(ctx):\n    return ctx.params['threshold']\n"
+        runtime = box.runtime("python")
+        together = [runtime.run(script, context, Limits(), MemoryHost()) for _ in range(3)]
+        outcomes = await asyncio.gather(*together)
+        assert [o.result for o in outcomes] == [10, 10, 10]
+        zygotes = [
+            p.pid for p in psutil.Process().children() if "sandbox.zygote" in p.cmdline()
+        ]
+        zygote = box.zygote_pid
+        assert zygotes == [zygote], "three runs at once started more than one zygote"
+        again = await runtime.run(script, context, Limits(), MemoryHost())
+        assert again.status is OutcomeStatus.OK and box.zygote_pid == zygote
+    assert not psutil.pid_exists(zygote)
+
+
+async def test_an_on_demand_sandbox_never_used_stops_cleanly() -> None:
+    config = SandboxConfig(max_workers=1, runtimes=("python",), on_demand=True)
+    async with Sandbox(config) as box:
+        assert box.worker_counts().started == 0
+    assert box.zygote_pid is None

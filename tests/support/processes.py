@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -13,6 +14,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import psutil
 
 from support.ports import free_port
 
@@ -79,9 +83,22 @@ class Server:
 
 
 def _pump(stream: object, sink: queue.Queue[str | None]) -> None:
-    for line in stream:  # type: ignore[attr-defined]
-        sink.put(line)
+    # The test may close the stream first: a `serve` whose supervisor was killed leaves
+    # children that still hold the pipe while they stop.
+    with contextlib.suppress(ValueError):
+        for line in stream:  # type: ignore[attr-defined]
+            sink.put(line)
     sink.put(None)
+
+
+def kill_tree(process: subprocess.Popen[Any]) -> None:
+    """SIGKILL `process` and every process under it at once, as a crash of the machine would:
+    killing only `serve`'s supervisor lets its children stop cleanly (they are told to)."""
+    descendants = psutil.Process(process.pid).children(recursive=True)
+    for victim in [*descendants, psutil.Process(process.pid)]:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            victim.kill()
+    process.wait()
 
 
 def _keep(source: queue.Queue[str | None], sink: list[str]) -> None:

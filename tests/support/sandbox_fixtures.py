@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from sandbox import Limits, Outcome, Sandbox, SandboxConfig, ScriptContext
+from sandbox import Limits, Outcome, RuntimeName, Sandbox, SandboxConfig, ScriptContext
 from sandbox.memory_host import MemoryHost
+
+
+def python_sandbox() -> Sandbox:
+    """The engine tests' sandbox: python only, two workers (enter it with `async with`)."""
+    return Sandbox(SandboxConfig(max_workers=2, runtimes=(RuntimeName.PYTHON,)))
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.host_product import IN_PROCESS, PLUGIN_DIR, SIGNING_KEY, HostProduct
 from support.moments import START
@@ -40,10 +42,12 @@ def policy(host_product: HostProduct, monkeypatch: pytest.MonkeyPatch) -> Capabi
     return CapabilityPolicy(specs=specs, signing_key=SIGNING_KEY, max_calls_per_minute=1000)
 
 
-@pytest.fixture
-async def every_runtime() -> AsyncIterator[Sandbox]:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def every_runtime(wasm_cache: Path) -> AsyncIterator[Sandbox]:
+    """A sandbox of every runtime, shared by the module's tests (see conftest.py)."""
     runtimes = (RuntimeName.PYTHON, RuntimeName.MICROPYTHON, RuntimeName.WASM)
-    async with Sandbox(SandboxConfig(max_workers=2, runtimes=runtimes)) as box:
+    config = SandboxConfig(max_workers=2, runtimes=runtimes, cache_dir=wasm_cache)
+    async with Sandbox(config) as box:
         yield box
 
 

@@ -4,8 +4,10 @@ runtimes, the tenant's allow-list, and one test run through the engine (`engine.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.stand_in import StandIn
 from support.threaded_server import serving
@@ -29,11 +31,13 @@ def stand_in() -> Iterator[StandIn]:
         yield server
 
 
-@pytest.fixture
-async def both_pythons() -> AsyncIterator[Sandbox]:
-    """A sandbox of the `python` and `micropython` runtimes."""
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def both_pythons(wasm_cache: Path) -> AsyncIterator[Sandbox]:
+    """A sandbox of the `python` and `micropython` runtimes, shared by the module's tests (see
+    conftest.py)."""
     runtimes = (RuntimeName.PYTHON, RuntimeName.MICROPYTHON)
-    async with Sandbox(SandboxConfig(max_workers=2, runtimes=runtimes)) as box:
+    config = SandboxConfig(max_workers=2, runtimes=runtimes, cache_dir=wasm_cache)
+    async with Sandbox(config) as box:
         yield box
 
 

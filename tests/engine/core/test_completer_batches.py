@@ -13,6 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from prometheus_client import REGISTRY
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -56,7 +57,7 @@ async def _completions(
     ]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def completer(
     db: AsyncEngine, sandbox: Sandbox, engine_config: EngineConfig, clock: ManualClock
 ) -> AsyncIterator[Completer]:

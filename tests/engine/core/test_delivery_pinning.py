@@ -17,6 +17,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import pytest_asyncio
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.threaded_server import serving
@@ -98,7 +99,7 @@ def deliver_once(
     return deliver
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def private_allowed(
     db: AsyncEngine,
     sandbox: Sandbox,

@@ -3,7 +3,6 @@ updates, whatever the tenant's `max_concurrency`; `incr` and `set_if` in every r
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import pytest
@@ -17,7 +16,7 @@ from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import actions, events, runs
-from sandbox import Sandbox, SandboxConfig
+from sandbox import Sandbox
 from tenants.registry import update_tenant
 
 ACTIONS = 24
@@ -56,12 +55,6 @@ SCRIPTS = {
     "micropython": (INCR_PY, SET_IF_PY),
     "wasm": (INCR_WAT, SET_IF_WAT),
 }
-
-
-@pytest.fixture
-async def every_runtime() -> AsyncIterator[Sandbox]:
-    async with Sandbox(SandboxConfig(max_workers=2)) as sandbox:
-        yield sandbox
 
 
 async def _engine(

@@ -16,7 +16,7 @@ import httpx
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
-from support.processes import running_server
+from support.processes import kill_tree, running_server
 from support.waiting import eventually
 from workers import start_worker, stop
 
@@ -133,8 +133,7 @@ async def test_serve_killed_and_restarted_resumes_within_seconds(
         )
         await eventually(lambda: _count(db, long_started), timeout_s=30)
         killed_at = datetime.now(UTC)
-        server.process.kill()
-        server.process.wait()
+        kill_tree(server.process)
     with running_server(database_url, "--no-demo") as server:
         ready_at = await eventually(lambda: _ready(server.base_url), timeout_s=30)
         after = select(func.min(runs.c.started_at)).where(

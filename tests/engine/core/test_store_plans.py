@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
+import pytest_asyncio
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.moments import START
@@ -48,7 +48,7 @@ class Planned:
                 self.plans[key] = [row[3] for row in cursor.fetchall()]
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="module")
 async def planned(
     sqlite_template: Path, tmp_path: Path, sandbox: Sandbox
 ) -> AsyncIterator[Planned]:
