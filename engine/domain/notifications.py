@@ -7,8 +7,12 @@ A route with no rule applies to every rule of its tenant; a rule's own routes ad
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import StrEnum
+from typing import Any
+
+from engine.domain.due import RuleSnapshot
+from engine.domain.records import SkipReason
 
 
 class NotificationEvent(StrEnum):
@@ -50,3 +54,66 @@ class NotificationRoute:
     target: str
     digest_minutes: int | None
     created_at: datetime
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a route may be told of, written with the outcome it tells of."""
+
+    tenant_id: str
+    event: NotificationEvent
+    rule_id: str | None
+    at: datetime
+    #: What the message says beyond the event: the rule's name, the error, the times.
+    payload: dict[str, Any]
+    action_id: int | None = None
+    run_id: int | None = None
+
+
+#: The skips a `skipped` notice tells of: those of a policy (overlap, misfire, the tenant's
+#: quota), not those a person asked for (a pause, an edit, a deletion, a cancel).
+POLICY_SKIPS = frozenset(
+    {SkipReason.OVERLAP, SkipReason.MISFIRE, SkipReason.GRACE, SkipReason.QUOTA}
+)
+
+
+def notice_payload(
+    rule: RuleSnapshot | None, scheduled_at: datetime, reason: str | None
+) -> dict[str, Any]:
+    """What a skipped or expired notice says of its occurrence."""
+    name = rule.name if rule else None
+    return {"rule_name": name, "scheduled_at": scheduled_at.isoformat(), "reason": reason}
+
+
+@dataclass(frozen=True)
+class Streak:
+    """A rule's failing streak: whether its last final outcome was a failure, and whether the
+    `failed` of that streak went to at least one route (only then is its end `recovered`)."""
+
+    failing: bool = False
+    notified: bool = False
+
+
+def streak_event(streak: Streak, succeeded: bool) -> NotificationEvent | None:
+    """What a final outcome tells: the first failure of a streak `failed`, the success that
+    ends a notified streak `recovered`; anything else nothing (one message per streak)."""
+    if succeeded:
+        return NotificationEvent.RECOVERED if streak.notified else None
+    return None if streak.failing else NotificationEvent.FAILED
+
+
+def next_streak(streak: Streak, succeeded: bool, routed: bool) -> Streak:
+    """The streak after a final outcome; `routed`: its notice reached at least one route."""
+    if succeeded:
+        return Streak()
+    return streak if streak.failing else Streak(failing=True, notified=routed)
+
+
+def digest_due(at: datetime, digest_minutes: int | None) -> datetime:
+    """When a notice made at `at` is due: at once, or at the end of its route's digest
+    window (windows aligned on the epoch, so every node cuts them alike)."""
+    if digest_minutes is None:
+        return at
+    window_s = digest_minutes * 60
+    start = int(at.timestamp()) // window_s * window_s
+    return datetime.fromtimestamp(start + window_s, tz=UTC)
