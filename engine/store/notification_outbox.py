@@ -94,7 +94,6 @@ def _row(notice: Notice, route: RowMapping) -> dict[str, Any]:
     }
 
 
-
 async def held(conn: AsyncConnection, ids: Sequence[int]) -> list[RowMapping]:
     """The held notifications `ids`, each with its route (channel, target, digest) and its
     tenant's webhook URL as they are now."""

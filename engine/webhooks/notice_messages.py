@@ -54,7 +54,9 @@ def _message(rows: list[RowMapping]) -> Message:
     first = rows[0]
     channel = NotificationChannel(first["channel"])
     digest = first["digest_minutes"] is not None
-    return Message(first["route_id"], first["tenant_id"], channel, first["target"], digest, tuple(rows))
+    return Message(
+        first["route_id"], first["tenant_id"], channel, first["target"], digest, tuple(rows)
+    )
 
 
 def webhook_body(message: Message) -> bytes:

@@ -44,7 +44,9 @@ def upgrade() -> None:
         sa.Column("run_id", _ID, nullable=True),
         sa.Column("payload", sa.JSON(), nullable=False),
         sa.Column("created_at", _AT, nullable=False),
-        sa.Column("delivery_status", sa.String(length=16), server_default="pending", nullable=False),
+        sa.Column(
+            "delivery_status", sa.String(length=16), server_default="pending", nullable=False
+        ),
         sa.Column("delivery_attempts", sa.Integer(), server_default="0", nullable=False),
         sa.Column("next_attempt_at", _AT, nullable=True),
         sa.Column("attempted_at", _AT, nullable=True),
