@@ -49,9 +49,20 @@ async def deliver_notices_due(deps: Deps, client: httpx.AsyncClient) -> int:
         rows = await outbox.held(conn, won)
         hooked = {r["tenant_id"] for r in rows if r["channel"] == NotificationChannel.WEBHOOK}
         signing = await signing_for(conn, deps.secrets, hooked, now)
-    messages = messages_of(rows)
-    await asyncio.gather(*(_deliver(deps, client, m, signing.get(m.tenant_id)) for m in messages))
+    by_route: dict[int, list[Message]] = {}
+    for message in messages_of(rows):
+        by_route.setdefault(message.route_id, []).append(message)
+    await asyncio.gather(*(_deliver_in_order(deps, client, m, signing) for m in by_route.values()))
     return len(rows)
+
+
+async def _deliver_in_order(
+    deps: Deps, client: httpx.AsyncClient, messages: list[Message], signing: dict[str, Signing]
+) -> None:
+    """One route's messages one after the other, oldest first (routes side by side): a
+    `failed` reaches a route before the `recovered` that ends its streak."""
+    for message in messages:
+        await _deliver(deps, client, message, signing.get(message.tenant_id))
 
 
 async def _deliver(

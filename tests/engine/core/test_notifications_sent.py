@@ -1,0 +1,207 @@
+"""Notifications sent by the engine in-process to real stand-ins: the tenant webhook and a
+Slack-compatible URL (local HTTP receivers), email (a local SMTP server). A failing streak is
+told once and its end once, retries are not told; skips and expiries reach the routes that ask
+for them; a digest route gets one message per window; an email route without an SMTP server
+and a webhook route without a webhook fail, saying why."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from failing_rule import start_failing_rule
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
+from support.mail_stand_in import MailBox, smtp_stand_in
+from support.moments import START
+from support.receivers import Receiver
+from support.threaded_server import serving
+from support.waiting import eventually
+from support.webhooks import point_webhook
+
+from engine.clock import ManualClock
+from engine.config import EngineConfig, SmtpSettings
+from engine.domain.notifications import NotificationChannel, NotificationEvent, RouteSpec
+from engine.domain.records import RuleSpec
+from engine.service import EngineService
+from engine.store.tables import notifications
+from engine.webhooks.notices import NO_WEBHOOK
+from engine.webhooks.smtp import NO_SMTP
+from sandbox import Sandbox
+from tenants.secret_box import SecretBox
+
+FAILED, RECOVERED = NotificationEvent.FAILED, NotificationEvent.RECOVERED
+SKIPPED, EXPIRED = NotificationEvent.SKIPPED, NotificationEvent.EXPIRED
+WEBHOOK, SLACK, EMAIL = (NotificationChannel(c) for c in ("webhook", "slack", "email"))
+OK = "def main(ctx):\n    return 1\n"
+
+
+@pytest.fixture
+def slack() -> Iterator[Receiver]:
+    receiver = Receiver()
+    with serving(receiver.server):
+        yield receiver
+
+
+@pytest.fixture
+def hook() -> Iterator[Receiver]:
+    receiver = Receiver()
+    with serving(receiver.server):
+        yield receiver
+
+
+@pytest.fixture
+def mail() -> Iterator[tuple[MailBox, int]]:
+    with smtp_stand_in() as box_and_port:
+        yield box_and_port
+
+
+def _service(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    config: EngineConfig,
+    clock: ManualClock,
+    box: SecretBox,
+    smtp_port: int | None = None,
+) -> EngineService:
+    smtp = None if smtp_port is None else SmtpSettings("127.0.0.1", smtp_port, starttls=False)
+    config = replace(config, allow_private_webhooks=True, webhook_backoff_s=1, smtp=smtp)
+    return EngineService(db, sandbox, config, clock, box)
+
+
+async def _route(
+    service: EngineService,
+    tenant_id: str,
+    events: tuple[NotificationEvent, ...],
+    channel: NotificationChannel,
+    target: str = "",
+    rule_id: str | None = None,
+    digest_minutes: int | None = None,
+) -> int:
+    spec = RouteSpec(events, channel, target, rule_id, digest_minutes)
+    return (await service.create_notification_route(tenant_id, spec)).id
+
+
+async def _rows(db: AsyncEngine) -> list[Any]:
+    async with db.connect() as conn:
+        query = select(notifications).order_by(notifications.c.id)
+        return list((await conn.execute(query)).mappings())
+
+
+async def _settled(db: AsyncEngine, n: int) -> list[Any] | None:
+    """The notification rows once there are `n` and none is waiting to be sent."""
+    rows = await _rows(db)
+    done = len(rows) == n and all(r["delivery_status"] != "pending" for r in rows)
+    return rows if done else None
+
+
+def _posted(receiver: Receiver) -> list[Any]:
+    return [json.loads(body) for _, body, _ in receiver.received]
+
+
+async def test_a_failing_streak_is_told_once_and_its_recovery_once(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    tenant_id: str,
+    clock: ManualClock,
+    engine_config: EngineConfig,
+    secret_box: SecretBox,
+    slack: Receiver,
+    hook: Receiver,
+    mail: tuple[MailBox, int],
+) -> None:
+    box, port = mail
+    await point_webhook(db, secret_box, tenant_id, hook.url)
+    service = _service(db, sandbox, engine_config, clock, secret_box, port)
+    try:
+        rule, runs = await start_failing_rule(service, tenant_id, clock, max_attempts=2)
+        await _route(service, tenant_id, (FAILED, RECOVERED), WEBHOOK)
+        await _route(service, tenant_id, (FAILED, RECOVERED), SLACK, slack.url, rule.id)
+        await _route(service, tenant_id, (FAILED,), EMAIL, "oncall@example.com")
+        for occurrence in range(2):  # two occurrences, each failing twice: one streak
+            await eventually(lambda n=occurrence: runs(2 * n + 1))
+            clock.advance(timedelta(seconds=2))  # past the retry's backoff
+            await eventually(lambda n=occurrence: runs(2 * n + 2))
+            clock.advance(timedelta(minutes=1))
+        await service.update_rule(tenant_id, rule.id, {"code": OK})
+        clock.advance(timedelta(minutes=1))
+        rows = await eventually(lambda: _settled(db, 5))
+    finally:
+        await service.stop()
+    assert {r["delivery_status"] for r in rows} == {"delivered"}
+    assert sorted(r["event"] for r in rows) == ["failed"] * 3 + ["recovered"] * 2
+    texts = [p["text"] for p in _posted(slack)]
+    assert len(texts) == 2 and "failed" in texts[0] and "recovered" in texts[1]
+    assert "ValueError: boom" in texts[0] and rule.id in texts[0]
+    documents = [d for d in _posted(hook) if d["type"] == "notifications"]  # not run.failed
+    assert [d["notifications"][0]["event"] for d in documents] == ["failed", "recovered"]
+    assert all("X-Cadenza-Signature" in headers for headers, _, _ in hook.received)
+    assert documents[0]["notifications"][0]["payload"]["attempt"] == 2  # the final attempt
+    [(recipients, message)] = box.messages
+    assert recipients == ["oncall@example.com"] and "failed" in message["Subject"]
+    assert "ValueError: boom" in message.get_content()
+
+
+async def test_skips_reach_a_digest_route_as_one_message(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    tenant_id: str,
+    clock: ManualClock,
+    engine_config: EngineConfig,
+    secret_box: SecretBox,
+    slack: Receiver,
+) -> None:
+    service = _service(db, sandbox, engine_config, clock, secret_box)
+    try:
+        spec = RuleSpec(name="m", schedule="* * * * *", code=OK, misfire_policy="skip")  # type: ignore[arg-type]
+        rule = await service.create_rule(tenant_id, spec)
+        await _route(service, tenant_id, (SKIPPED,), SLACK, slack.url, digest_minutes=1)
+        await _route(service, tenant_id, (FAILED, EXPIRED), SLACK, slack.url)  # not skips
+        clock.set(START + timedelta(minutes=5, seconds=30))  # 09:01-09:05 missed
+        await service.start()
+        waiting = await eventually(lambda: _at_least(db, 5))
+        assert slack.received == [], "a digest waits for the end of its window"
+        clock.set(START + timedelta(minutes=6, seconds=1))
+        rows = await eventually(lambda: _settled(db, len(waiting)))
+    finally:
+        await service.stop()
+    assert {(r["event"], r["delivery_status"], r["rule_id"]) for r in rows} == {
+        ("skipped", "delivered", rule.id)
+    }
+    [text] = [p["text"] for p in _posted(slack)]
+    assert text.startswith(f"{len(rows)} notifications") and text.count("skipped") == len(rows)
+
+
+async def _at_least(db: AsyncEngine, n: int) -> list[Any] | None:
+    rows = await _rows(db)
+    return rows if len(rows) >= n else None
+
+
+async def test_email_without_smtp_and_webhook_without_url_fail_saying_why(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    tenant_id: str,
+    clock: ManualClock,
+    engine_config: EngineConfig,
+    secret_box: SecretBox,
+) -> None:
+    service = _service(db, sandbox, engine_config, clock, secret_box)
+    try:
+        await _route(service, tenant_id, (EXPIRED,), EMAIL, "oncall@example.com")
+        await _route(service, tenant_id, (EXPIRED,), WEBHOOK)
+        run_at = clock.now()
+        await service.submit_action(
+            tenant_id, run_at=run_at, code=OK, expires_at=run_at + timedelta(minutes=1)
+        )
+        clock.advance(timedelta(minutes=2))  # it expires before the engine is there
+        await service.start()
+        rows = await eventually(lambda: _settled(db, 2))
+    finally:
+        await service.stop()
+    assert [(r["event"], r["delivery_status"]) for r in rows] == [("expired", "failed")] * 2
+    assert {r["last_error"] for r in rows} == {NO_SMTP, NO_WEBHOOK}
+    assert all(r["delivery_attempts"] == 1 for r in rows), "a refusal is not retried"
