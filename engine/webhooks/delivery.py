@@ -17,8 +17,6 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
-from datetime import datetime, timedelta
 
 import httpx
 from sqlalchemy.engine import RowMapping
@@ -27,10 +25,10 @@ from engine.deps import Deps
 from engine.ops import metrics
 from engine.ops.metrics import DeliveryOutcome
 from engine.store import deliveries
-from engine.webhooks.signing import Signing, signed_headers, signing_for
 from engine.store.tables import events, notifications
-from engine.webhooks.notices import deliver_notices_due
 from engine.webhooks.attempts import STATUS, hold_until, post, settle
+from engine.webhooks.notices import deliver_notices_due
+from engine.webhooks.signing import Signing, signed_headers, signing_for
 from engine.webhooks.webhook_http import new_client
 
 log = logging.getLogger("cadenza.engine")

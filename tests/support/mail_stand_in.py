@@ -10,6 +10,7 @@ from email.message import EmailMessage
 from typing import Any, cast
 
 from aiosmtpd.controller import Controller
+
 from support.ports import free_port
 
 
@@ -19,7 +20,7 @@ class MailBox:
     def __init__(self) -> None:
         self.messages: list[tuple[list[str], EmailMessage]] = []
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         parsed = message_from_bytes(envelope.content, policy=policy.default)
         self.messages.append((list(envelope.rcpt_tos), cast(EmailMessage, parsed)))
         return "250 OK"
