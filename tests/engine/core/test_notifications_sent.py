@@ -16,7 +16,7 @@ import pytest
 from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
-from support.mail_stand_in import MailBox, smtp_stand_in
+from support.mail_stand_in import LOGIN, MailBox, smtp_stand_in
 from support.moments import START
 from support.receivers import Receiver
 from support.threaded_server import serving
@@ -68,7 +68,10 @@ def _service(
     box: SecretBox,
     smtp_port: int | None = None,
 ) -> EngineService:
-    smtp = None if smtp_port is None else SmtpSettings("127.0.0.1", smtp_port, starttls=False)
+    smtp = None
+    if smtp_port is not None:
+        user, password = LOGIN
+        smtp = SmtpSettings("127.0.0.1", smtp_port, "cadenza@example.com", user, password, False)
     config = replace(config, allow_private_webhooks=True, webhook_backoff_s=1, smtp=smtp)
     return EngineService(db, sandbox, config, clock, box)
 
@@ -143,6 +146,7 @@ async def test_a_failing_streak_is_told_once_and_its_recovery_once(
     assert documents[0]["notifications"][0]["payload"]["attempt"] == 2  # the final attempt
     [(recipients, message)] = box.messages
     assert recipients == ["oncall@example.com"] and "failed" in message["Subject"]
+    assert message["From"] == "cadenza@example.com" and box.logged_in == [True]
     assert "ValueError: boom" in message.get_content()
 
 
