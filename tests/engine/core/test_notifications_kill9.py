@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.receivers import Receiver
 from support.threaded_server import serving
@@ -75,10 +75,11 @@ async def _submit(service: EngineService, tenant_id: str) -> list[str]:
     return rule_ids
 
 
-async def _count(db: AsyncEngine, *where: object) -> int:
+async def _count(db: AsyncEngine, *where: ColumnElement[bool]) -> int:
     """How many of the submitted actions (not the rules' own yearly occurrences) match."""
     async with db.connect() as conn:
-        query = select(func.count()).select_from(actions).where(actions.c.key.is_not(None), *where)  # type: ignore[arg-type]
+        submitted = actions.c.key.is_not(None)
+        query = select(func.count()).select_from(actions).where(submitted, *where)
         return int((await conn.execute(query)).scalar_one())
 
 

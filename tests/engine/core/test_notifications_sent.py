@@ -7,12 +7,13 @@ and a webhook route without a webhook fail, saying why."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 import pytest
+import pytest_asyncio
 from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -26,7 +27,7 @@ from support.webhooks import point_webhook
 from engine.clock import ManualClock
 from engine.config import EngineConfig, SmtpSettings
 from engine.domain.notifications import NotificationChannel, NotificationEvent, RouteSpec
-from engine.domain.records import RuleSpec
+from engine.domain.records import MisfirePolicy, RuleSpec
 from engine.service import EngineService
 from engine.store.tables import notifications
 from engine.webhooks.notices import NO_WEBHOOK
@@ -74,6 +75,22 @@ def _service(
         smtp = SmtpSettings("127.0.0.1", smtp_port, "cadenza@example.com", user, password, False)
     config = replace(config, allow_private_webhooks=True, webhook_backoff_s=1, smtp=smtp)
     return EngineService(db, sandbox, config, clock, box)
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def notifier(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    engine_config: EngineConfig,
+    clock: ManualClock,
+    secret_box: SecretBox,
+) -> AsyncIterator[EngineService]:
+    """An engine that may send to local stand-ins, without an SMTP server (not started)."""
+    service = _service(db, sandbox, engine_config, clock, secret_box)
+    try:
+        yield service
+    finally:
+        await service.stop()
 
 
 async def _route(
@@ -151,28 +168,18 @@ async def test_a_failing_streak_is_told_once_and_its_recovery_once(
 
 
 async def test_skips_reach_a_digest_route_as_one_message(
-    db: AsyncEngine,
-    sandbox: Sandbox,
-    tenant_id: str,
-    clock: ManualClock,
-    engine_config: EngineConfig,
-    secret_box: SecretBox,
-    slack: Receiver,
+    db: AsyncEngine, notifier: EngineService, tenant_id: str, clock: ManualClock, slack: Receiver
 ) -> None:
-    service = _service(db, sandbox, engine_config, clock, secret_box)
-    try:
-        spec = RuleSpec(name="m", schedule="* * * * *", code=OK, misfire_policy="skip")  # type: ignore[arg-type]
-        rule = await service.create_rule(tenant_id, spec)
-        await _route(service, tenant_id, (SKIPPED,), SLACK, slack.url, digest_minutes=1)
-        await _route(service, tenant_id, (FAILED, EXPIRED), SLACK, slack.url)  # not skips
-        clock.set(START + timedelta(minutes=5, seconds=30))  # 09:01-09:05 missed
-        await service.start()
-        waiting = await eventually(lambda: _at_least(db, 5))
-        assert slack.received == [], "a digest waits for the end of its window"
-        clock.set(START + timedelta(minutes=6, seconds=1))
-        rows = await eventually(lambda: _settled(db, len(waiting)))
-    finally:
-        await service.stop()
+    spec = RuleSpec(name="m", schedule="* * * * *", code=OK, misfire_policy=MisfirePolicy.SKIP)
+    rule = await notifier.create_rule(tenant_id, spec)
+    await _route(notifier, tenant_id, (SKIPPED,), SLACK, slack.url, digest_minutes=1)
+    await _route(notifier, tenant_id, (FAILED, EXPIRED), SLACK, slack.url)  # not skips
+    clock.set(START + timedelta(minutes=5, seconds=30))  # 09:01-09:05 missed
+    await notifier.start()
+    waiting = await eventually(lambda: _at_least(db, 5))
+    assert slack.received == [], "a digest waits for the end of its window"
+    clock.set(START + timedelta(minutes=6, seconds=1))
+    rows = await eventually(lambda: _settled(db, len(waiting)))
     assert {(r["event"], r["delivery_status"], r["rule_id"]) for r in rows} == {
         ("skipped", "delivered", rule.id)
     }
@@ -186,26 +193,17 @@ async def _at_least(db: AsyncEngine, n: int) -> list[Any] | None:
 
 
 async def test_email_without_smtp_and_webhook_without_url_fail_saying_why(
-    db: AsyncEngine,
-    sandbox: Sandbox,
-    tenant_id: str,
-    clock: ManualClock,
-    engine_config: EngineConfig,
-    secret_box: SecretBox,
+    db: AsyncEngine, notifier: EngineService, tenant_id: str, clock: ManualClock
 ) -> None:
-    service = _service(db, sandbox, engine_config, clock, secret_box)
-    try:
-        await _route(service, tenant_id, (EXPIRED,), EMAIL, "oncall@example.com")
-        await _route(service, tenant_id, (EXPIRED,), WEBHOOK)
-        run_at = clock.now()
-        await service.submit_action(
-            tenant_id, run_at=run_at, code=OK, expires_at=run_at + timedelta(minutes=1)
-        )
-        clock.advance(timedelta(minutes=2))  # it expires before the engine is there
-        await service.start()
-        rows = await eventually(lambda: _settled(db, 2))
-    finally:
-        await service.stop()
+    await _route(notifier, tenant_id, (EXPIRED,), EMAIL, "oncall@example.com")
+    await _route(notifier, tenant_id, (EXPIRED,), WEBHOOK)
+    run_at = clock.now()
+    await notifier.submit_action(
+        tenant_id, run_at=run_at, code=OK, expires_at=run_at + timedelta(minutes=1)
+    )
+    clock.advance(timedelta(minutes=2))  # it expires before the engine is there
+    await notifier.start()
+    rows = await eventually(lambda: _settled(db, 2))
     assert [(r["event"], r["delivery_status"]) for r in rows] == [("expired", "failed")] * 2
     assert {r["last_error"] for r in rows} == {NO_SMTP, NO_WEBHOOK}
     assert all(r["delivery_attempts"] == 1 for r in rows), "a refusal is not retried"
