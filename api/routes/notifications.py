@@ -67,7 +67,7 @@ async def get_route(route_id: RouteId, caller: ViewerDep, engine: EngineDep) -> 
 
 @router.delete("/{route_id}", status_code=204)
 async def delete_route(route_id: RouteId, caller: EditorDep, engine: EngineDep) -> Response:
-    """Delete a route; messages already recorded for it are still sent."""
+    """Delete a route, with its notifications not sent yet."""
     await engine.delete_notification_route(caller.tenant_id, route_id)
     return Response(status_code=204)
 

@@ -12,7 +12,11 @@ from datetime import datetime
 from pydantic import Field
 
 from api.schemas.common import Input, Public
-from engine.domain.notifications import NotificationChannel, NotificationEvent
+from engine.domain.notifications import (
+    NotificationChannel,
+    NotificationDeliveryStatus,
+    NotificationEvent,
+)
 
 #: A plain address (local@domain.tld), without display name or spaces.
 EMAIL_PATTERN = r"^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$"
@@ -62,6 +66,14 @@ class NotificationRouteCreate(Input):
     }
 
 
+class NotificationDeliveryPublic(Public):
+    status: NotificationDeliveryStatus = Field(
+        description="delivered; pending: retrying after a failed attempt; failed: for good."
+    )
+    attempted_at: datetime
+    error: str | None = Field(description="What went wrong at that attempt, if anything.")
+
+
 class NotificationRoutePublic(Public):
     id: int
     rule_id: str | None = Field(description="None: the route applies to every rule.")
@@ -70,3 +82,6 @@ class NotificationRoutePublic(Public):
     target: str
     digest_minutes: int | None = Field(description="None: each message is sent as it happens.")
     created_at: datetime
+    last_delivery: NotificationDeliveryPublic | None = Field(
+        None, description="The last attempt at the newest notification sent; None: none yet."
+    )

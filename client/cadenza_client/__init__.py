@@ -41,6 +41,7 @@ from cadenza_client.models.enums import (
     DstRepeat,
     MisfirePolicy,
     NotificationChannel,
+    NotificationDeliveryStatus,
     NotificationEvent,
     Outcome,
     OverlapPolicy,
@@ -50,7 +51,7 @@ from cadenza_client.models.enums import (
     TenantStatus,
 )
 from cadenza_client.models.history import FieldChange, RuleDefinition, RuleDiff, RuleVersion
-from cadenza_client.models.notifications import NotificationRoute
+from cadenza_client.models.notifications import NotificationDelivery, NotificationRoute
 from cadenza_client.models.rules import (
     BulkResult,
     ChangePreview,
@@ -114,6 +115,8 @@ __all__ = [
     "NewRule",
     "NotFound",
     "NotificationChannel",
+    "NotificationDelivery",
+    "NotificationDeliveryStatus",
     "NotificationEvent",
     "NotificationRoute",
     "Outcome",

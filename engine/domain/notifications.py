@@ -32,6 +32,23 @@ class NotificationChannel(StrEnum):
     SLACK = "slack"
 
 
+class NotificationDeliveryStatus(StrEnum):
+    """Where a notification's delivery is (`notifications.delivery_status`)."""
+
+    PENDING = "pending"  # not attempted yet, or retrying after a failed attempt
+    DELIVERED = "delivered"
+    FAILED = "failed"  # for good: out of attempts, or refused
+
+
+@dataclass(frozen=True)
+class LastDelivery:
+    """The newest attempted notification of a route: how its last attempt ended."""
+
+    status: NotificationDeliveryStatus
+    attempted_at: datetime
+    error: str | None
+
+
 @dataclass(frozen=True)
 class RouteSpec:
     """A route as a tenant writes it; `target` is "" for the webhook channel."""
@@ -54,6 +71,8 @@ class NotificationRoute:
     target: str
     digest_minutes: int | None
     created_at: datetime
+    #: None: nothing was sent to it yet.
+    last_delivery: LastDelivery | None = None
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.deps import Deps
 from engine.domain.notifications import (
+    LastDelivery,
     NotificationChannel,
     NotificationEvent,
     NotificationRoute,
@@ -21,6 +22,7 @@ from engine.domain.notifications import (
 from engine.domain.records import Page
 from engine.errors import InvalidRule, NotificationRouteNotFound, QuotaExceeded
 from engine.service.row_records import decode_int_cursor, encode_cursor
+from engine.store import notification_outbox as outbox
 from engine.store import notification_routes as route_store
 
 #: Routes one tenant may keep (tenant-wide and per-rule together).
@@ -28,7 +30,7 @@ MAX_ROUTES = 200
 MAX_ROUTE_PAGE = 200
 
 
-def route_record(row: Mapping[Any, Any]) -> NotificationRoute:
+def route_record(row: Mapping[Any, Any], last: LastDelivery | None = None) -> NotificationRoute:
     return NotificationRoute(
         id=row["id"],
         rule_id=row["rule_id"],
@@ -37,6 +39,7 @@ def route_record(row: Mapping[Any, Any]) -> NotificationRoute:
         target=row["target"],
         digest_minutes=row["digest_minutes"],
         created_at=row["created_at"],
+        last_delivery=last,
     )
 
 
@@ -70,9 +73,10 @@ async def _check_room(conn: Any, tenant_id: str, rule_id: str | None) -> None:
 async def get_route(deps: Deps, tenant_id: str, route_id: int) -> NotificationRoute:
     async with deps.db.connect() as conn:
         row = await route_store.get(conn, tenant_id, route_id)
+        last = await outbox.last_deliveries(conn, [route_id])
     if row is None:
         raise NotificationRouteNotFound(f"no notification route {route_id} for this tenant")
-    return route_record(row)
+    return route_record(row, last.get(route_id))
 
 
 async def list_routes(
@@ -83,7 +87,8 @@ async def list_routes(
     after = decode_int_cursor(cursor)
     async with deps.db.connect() as conn:
         rows = await route_store.list_page(conn, tenant_id, rule_id, after, limit + 1)
-    page = [route_record(row) for row in rows[:limit]]
+        last = await outbox.last_deliveries(conn, [row["id"] for row in rows[:limit]])
+    page = [route_record(row, last.get(row["id"])) for row in rows[:limit]]
     return Page(page, encode_cursor(page[-1].id) if len(rows) > limit else None)
 
 

@@ -6,12 +6,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.domain.notifications import Notice, Streak, digest_due
+from engine.domain.notifications import (
+    LastDelivery,
+    Notice,
+    NotificationDeliveryStatus,
+    Streak,
+    digest_due,
+)
 from engine.store.tables import notification_routes, notification_streaks, notifications
 from tenants.tables import tenants
 
@@ -111,3 +117,23 @@ async def held(conn: AsyncConnection, ids: Sequence[int]) -> list[RowMapping]:
         .order_by(notifications.c.id)
     )
     return list((await conn.execute(query)).mappings())
+
+
+async def last_deliveries(
+    conn: AsyncConnection, route_ids: Sequence[int]
+) -> dict[int, LastDelivery]:
+    """Each route's newest attempted notification: how its last attempt ended."""
+    if not route_ids:
+        return {}
+    newest = (
+        select(func.max(notifications.c.id))
+        .where(notifications.c.route_id.in_(route_ids), notifications.c.attempted_at.is_not(None))
+        .group_by(notifications.c.route_id)
+    )
+    query = select(notifications).where(notifications.c.id.in_(newest.scalar_subquery()))
+    return {row["route_id"]: _delivery(row) for row in (await conn.execute(query)).mappings()}
+
+
+def _delivery(row: RowMapping) -> LastDelivery:
+    status = NotificationDeliveryStatus(row["delivery_status"])
+    return LastDelivery(status, row["attempted_at"], row["last_error"])

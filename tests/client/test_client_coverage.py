@@ -75,6 +75,7 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RuleDiff": cadenza_client.RuleDiff,
     # issue 22, notifications
     "NotificationRoutePublic": cadenza_client.NotificationRoute,
+    "NotificationDeliveryPublic": cadenza_client.NotificationDelivery,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -116,6 +117,7 @@ ENUMS: dict[str, type[StrEnum]] = {
     "BulkOperation": enums.BulkOperation,
     "NotificationEvent": enums.NotificationEvent,
     "NotificationChannel": enums.NotificationChannel,
+    "NotificationDeliveryStatus": enums.NotificationDeliveryStatus,
 }
 
 

@@ -32,6 +32,7 @@ def test_route_refused_then_added_then_deleted(
     expect(row).to_contain_text("failed, recovered, skipped")
     expect(row).to_contain_text("every 30 min")
     expect(row).to_contain_text("all rules")
+    expect(row).to_contain_text("nothing sent yet")
     shoot(page, f"notifications-{width}", full_page=True)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 1, f"the page is {overflow}px wider than the viewport"

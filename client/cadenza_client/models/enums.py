@@ -153,6 +153,16 @@ class NotificationEvent(StrEnum):
     """A one-off that expired before it could run."""
 
 
+class NotificationDeliveryStatus(StrEnum):
+    """How the last attempt at a route's newest attempted notification ended."""
+
+    PENDING = "pending"
+    """It failed and will be tried again."""
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    """Out of attempts, or refused for good (the error says why)."""
+
+
 class NotificationChannel(StrEnum):
     """Where a notification route sends."""
 

@@ -7,7 +7,19 @@ from datetime import datetime
 from pydantic import Field
 
 from cadenza_client.models.base import Record
-from cadenza_client.models.enums import NotificationChannel, NotificationEvent
+from cadenza_client.models.enums import (
+    NotificationChannel,
+    NotificationDeliveryStatus,
+    NotificationEvent,
+)
+
+
+class NotificationDelivery(Record):
+    """How the last attempt at a route's newest attempted notification ended."""
+
+    status: NotificationDeliveryStatus
+    attempted_at: datetime
+    error: str | None
 
 
 class NotificationRoute(Record):
@@ -20,3 +32,6 @@ class NotificationRoute(Record):
     target: str = Field(description="The email address or URL; empty for the webhook channel.")
     digest_minutes: int | None = Field(description="None: each message is sent as it happens.")
     created_at: datetime
+    last_delivery: NotificationDelivery | None = Field(
+        None, description="None: no notification was attempted for it yet."
+    )

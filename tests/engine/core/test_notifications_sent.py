@@ -150,9 +150,11 @@ async def test_a_failing_streak_is_told_once_and_its_recovery_once(
         await service.update_rule(tenant_id, rule.id, {"code": OK})
         clock.advance(timedelta(minutes=1))
         rows = await eventually(lambda: _settled(db, 5))
+        routes = (await service.list_notification_routes(tenant_id, None, None, 50)).items
     finally:
         await service.stop()
     assert {r["delivery_status"] for r in rows} == {"delivered"}
+    assert [r.last_delivery.status for r in routes if r.last_delivery] == ["delivered"] * 3
     assert sorted(r["event"] for r in rows) == ["failed"] * 3 + ["recovered"] * 2
     texts = [p["text"] for p in _posted(slack)]
     assert len(texts) == 2 and "failed" in texts[0] and "recovered" in texts[1]
@@ -204,6 +206,12 @@ async def test_email_without_smtp_and_webhook_without_url_fail_saying_why(
     clock.advance(timedelta(minutes=2))  # it expires before the engine is there
     await notifier.start()
     rows = await eventually(lambda: _settled(db, 2))
+    routes = (await notifier.list_notification_routes(tenant_id, None, None, 50)).items
     assert [(r["event"], r["delivery_status"]) for r in rows] == [("expired", "failed")] * 2
     assert {r["last_error"] for r in rows} == {NO_SMTP, NO_WEBHOOK}
     assert all(r["delivery_attempts"] == 1 for r in rows), "a refusal is not retried"
+    lasts = [r.last_delivery for r in routes]
+    assert [(d.status, d.error) for d in lasts if d] == [
+        ("failed", NO_SMTP),
+        ("failed", NO_WEBHOOK),
+    ]

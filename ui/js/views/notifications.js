@@ -36,7 +36,7 @@ export async function notificationsView(main, ruleId = null) {
 
   function routesTable(rows) {
     return h("table", { class: "list routes" },
-      h("thead", {}, h("tr", {}, ["Events", "Channel", "Rule", "Digest", "Created", ""].map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, ["Events", "Channel", "Rule", "Digest", "Last sent", "Created", ""].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows));
   }
 
@@ -48,9 +48,18 @@ export async function notificationsView(main, ruleId = null) {
       h("td", { class: "target" }, where),
       h("td", {}, scope),
       h("td", {}, r.digest_minutes ? `every ${r.digest_minutes} min` : "at once"),
+      h("td", { class: "last-sent" }, lastSent(r.last_delivery)),
       h("td", {}, when(r.created_at)),
       h("td", { class: "row-actions needs-editor" },
         h("button", { type: "button", class: "danger small", onclick: () => remove(r), "aria-label": `Delete route ${r.id}` }, "Delete")));
+  }
+
+  // The last attempt at the route's newest attempted notification; its error on hover.
+  function lastSent(d) {
+    if (!d) return h("span", { class: "muted" }, "nothing sent yet");
+    const word = { delivered: "delivered", pending: "retrying", failed: "failed" }[d.status];
+    const tone = { delivered: "good-text", failed: "bad-text" }[d.status] || "";
+    return h("span", { class: tone, title: d.error || "" }, `${word} ${when(d.attempted_at)}`, d.error ? `: ${d.error}` : "");
   }
 
   async function remove(r) {
@@ -85,7 +94,7 @@ export async function notificationsView(main, ruleId = null) {
 
   const title = ruleId ? h("h1", {}, "Notifications of rule ", h("a", { href: `#/rules/${ruleId}` }, ruleId)) : h("h1", {}, "Notifications");
   fill(main, title,
-    h("p", { class: "muted" }, "Where the outcomes of your rules are sent. A route for one rule adds to the routes for all rules. Sending is not built yet: routes are stored and checked."),
+    h("p", { class: "muted" }, "Where the outcomes of your rules are sent. A route for one rule adds to the routes for all rules. A failing rule is told once per failing streak, and once when it recovers."),
     h("div", { class: "columns" },
       h("section", { class: "card" }, h("h2", {}, "Your routes"), list),
       h("section", { class: "card needs-editor" }, h("h2", {}, "Add a route"),
