@@ -51,25 +51,32 @@ async def notify_outcomes(conn: AsyncConnection, finals: Sequence[FinalOutcome])
         return
     failing = {f.rule_id for f in finals if not f.succeeded}
     streaks = await outbox.lock_streaks(conn, {f.rule_id for f in finals}, failing)
-    changed: dict[str, Streak] = {}
-    routes: list[RowMapping] | None = None
-    due: list[tuple[FinalOutcome, NotificationEvent]] = []
-    for final in sorted(finals, key=lambda f: f.run.finished_at):
-        streak = changed.get(final.rule_id, streaks.get(final.rule_id, Streak()))
-        event = streak_event(streak, final.succeeded)
-        routed = False
-        if event is not None:
-            if routes is None:
-                routes = await outbox.routes_of(conn, {f.run.tenant_id for f in finals})
-            routed = any(outbox.route_matches(r, _notice(final, event)) for r in routes)
-            due += [(final, event)] if routed else []
-        if (new := next_streak(streak, final.succeeded, routed)) != streak:
-            changed[final.rule_id] = new
+    if not failing and not any(s.failing for s in streaks.values()):
+        return  # successes of rules in no failing streak: nothing changes, nothing to tell
+    routes = await outbox.routes_of(conn, {f.run.tenant_id for f in finals})
+    changed, due = _advance(finals, streaks, routes)
     await outbox.save_streaks(conn, changed)
     if due:
         run_ids = await run_store.ids_by_attempt(conn, {f.run.action_id for f, _ in due})
         notices = [_notice(f, e, run_ids.get((f.run.action_id, f.run.attempt))) for f, e in due]
         await outbox.insert_notices(conn, notices, routes)
+
+
+def _advance(
+    finals: Sequence[FinalOutcome], streaks: dict[str, Streak], routes: Sequence[RowMapping]
+) -> tuple[dict[str, Streak], list[tuple[FinalOutcome, NotificationEvent]]]:
+    """The streaks that changed, and the notices due with a route that asks for them."""
+    changed: dict[str, Streak] = {}
+    due = []
+    for final in sorted(finals, key=lambda f: f.run.finished_at):
+        streak = changed.get(final.rule_id, streaks.get(final.rule_id, Streak()))
+        event = streak_event(streak, final.succeeded)
+        notice = None if event is None else _notice(final, event)
+        routed = notice is not None and any(outbox.route_matches(r, notice) for r in routes)
+        due += [(final, notice.event)] if notice is not None and routed else []
+        if (new := next_streak(streak, final.succeeded, routed)) != streak:
+            changed[final.rule_id] = new
+    return changed, due
 
 
 def _notice(final: FinalOutcome, event: NotificationEvent, run_id: int | None = None) -> Notice:

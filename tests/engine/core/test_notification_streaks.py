@@ -28,13 +28,16 @@ BATCHES = st.lists(st.lists(st.booleans(), min_size=1, max_size=4), min_size=1, 
 _action_ids = itertools.count(1)
 
 
-def expected(outcomes: list[bool]) -> list[NotificationEvent]:
-    """The model: a failure after a success (or first) opens a streak, a success closes it."""
-    events, failing = [], False
-    for succeeded in outcomes:
+def expected(outcomes: list[bool], routed_from: int = 0) -> list[NotificationEvent]:
+    """The model: a failure after a success (or first) opens a streak, told as `failed` when a
+    route asks for it (from outcome `routed_from` on); a success closes the streak, told as
+    `recovered` when its `failed` was told."""
+    events, failing, told = [], False, False
+    for n, succeeded in enumerate(outcomes):
         if not succeeded and not failing:
-            events.append(FAILED)
-        if succeeded and failing:
+            told = n >= routed_from
+            events += [FAILED] if told else []
+        if succeeded and failing and told:
             events.append(RECOVERED)
         failing = not succeeded
     return events
@@ -77,23 +80,31 @@ async def _route(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-@given(batches=BATCHES)
+@given(batches=BATCHES, route_at=st.integers(0, 6))
 async def test_one_failed_per_streak_and_one_recovered_per_ended_streak(
-    db: AsyncEngine, service: EngineService, tenant_id: str, batches: list[list[bool]]
+    db: AsyncEngine,
+    service: EngineService,
+    tenant_id: str,
+    batches: list[list[bool]],
+    route_at: int,
 ) -> None:
+    """The rule's route is added before batch `route_at` (never, past the end); a tenant route
+    for `recovered` only is there from the start: it hears the end of every told streak."""
     rule = await service.create_rule(
         tenant_id, RuleSpec(name="r", schedule="0 9 * * *", code="def main(ctx):\n    return 1\n")
     )
     async with db.begin() as conn:
         neighbour, _ = await create_tenant(conn, f"neighbour-{next(_action_ids)}")
     everything = ["failed", "recovered", "skipped", "expired"]
-    tenant_route = await _route(service, tenant_id, ["failed"], None)
-    rule_route = await _route(service, tenant_id, ["failed", "recovered"], rule.id)
+    tenant_route = await _route(service, tenant_id, ["recovered"], None)
     neighbour_route = await _route(service, neighbour.id, everything, None)
-    n = 0
-    for batch in batches:
+    rule_route, n, routed_from = None, 0, sum(len(b) for b in batches)
+    for i, batch in enumerate(batches):
+        if i == route_at:
+            rule_route = await _route(service, tenant_id, ["failed", "recovered"], rule.id)
+            routed_from = n
         async with db.begin() as conn:
-            finals = [_final(tenant_id, rule.id, ok, n + i) for i, ok in enumerate(batch)]
+            finals = [_final(tenant_id, rule.id, ok, n + k) for k, ok in enumerate(batch)]
             await notify_outcomes(conn, finals)
         n += len(batch)
     async with db.connect() as conn:
@@ -101,7 +112,7 @@ async def test_one_failed_per_streak_and_one_recovered_per_ended_streak(
         rows = [
             (r, e) for r, e in await conn.execute(query.where(notifications.c.rule_id == rule.id))
         ]
-    model = expected([ok for batch in batches for ok in batch])
+    model = expected([ok for batch in batches for ok in batch], routed_from)
     assert [e for r, e in rows if r == rule_route] == model
-    assert [e for r, e in rows if r == tenant_route] == [e for e in model if e == FAILED]
+    assert [e for r, e in rows if r == tenant_route] == [e for e in model if e == RECOVERED]
     assert all(r != neighbour_route for r, _ in rows)
