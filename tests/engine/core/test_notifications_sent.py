@@ -7,13 +7,12 @@ and a webhook route without a webhook fail, saying why."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
 import pytest
-import pytest_asyncio
 from failing_rule import start_failing_rule
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -41,18 +40,14 @@ WEBHOOK, SLACK, EMAIL = (NotificationChannel(c) for c in ("webhook", "slack", "e
 OK = "def main(ctx):\n    return 1\n"
 
 
-@pytest.fixture
-def slack() -> Iterator[Receiver]:
+def _served_receiver() -> Iterator[Receiver]:
     receiver = Receiver()
     with serving(receiver.server):
         yield receiver
 
 
-@pytest.fixture
-def hook() -> Iterator[Receiver]:
-    receiver = Receiver()
-    with serving(receiver.server):
-        yield receiver
+slack = pytest.fixture(_served_receiver, name="slack")
+hook = pytest.fixture(_served_receiver, name="hook")
 
 
 @pytest.fixture
@@ -61,36 +56,10 @@ def mail() -> Iterator[tuple[MailBox, int]]:
         yield box_and_port
 
 
-def _service(
-    db: AsyncEngine,
-    sandbox: Sandbox,
-    config: EngineConfig,
-    clock: ManualClock,
-    box: SecretBox,
-    smtp_port: int | None = None,
-) -> EngineService:
-    smtp = None
-    if smtp_port is not None:
-        user, password = LOGIN
-        smtp = SmtpSettings("127.0.0.1", smtp_port, "cadenza@example.com", user, password, False)
-    config = replace(config, allow_private_webhooks=True, webhook_backoff_s=1, smtp=smtp)
-    return EngineService(db, sandbox, config, clock, box)
-
-
-@pytest_asyncio.fixture(loop_scope="module")
-async def notifier(
-    db: AsyncEngine,
-    sandbox: Sandbox,
-    engine_config: EngineConfig,
-    clock: ManualClock,
-    secret_box: SecretBox,
-) -> AsyncIterator[EngineService]:
-    """An engine that may send to local stand-ins, without an SMTP server (not started)."""
-    service = _service(db, sandbox, engine_config, clock, secret_box)
-    try:
-        yield service
-    finally:
-        await service.stop()
+@pytest.fixture
+def engine_config(engine_config: EngineConfig) -> EngineConfig:
+    """The engine may send to the local stand-ins, and retries after a second; no SMTP."""
+    return replace(engine_config, allow_private_webhooks=True, webhook_backoff_s=1)
 
 
 async def _route(
@@ -136,7 +105,8 @@ async def test_a_failing_streak_is_told_once_and_its_recovery_once(
 ) -> None:
     box, port = mail
     await point_webhook(db, secret_box, tenant_id, hook.url)
-    service = _service(db, sandbox, engine_config, clock, secret_box, port)
+    smtp = SmtpSettings("127.0.0.1", port, "cadenza@example.com", *LOGIN, starttls=False)
+    service = EngineService(db, sandbox, replace(engine_config, smtp=smtp), clock, secret_box)
     try:
         rule, runs = await start_failing_rule(service, tenant_id, clock, max_attempts=2)
         await _route(service, tenant_id, (FAILED, RECOVERED), WEBHOOK)
@@ -170,14 +140,14 @@ async def test_a_failing_streak_is_told_once_and_its_recovery_once(
 
 
 async def test_skips_reach_a_digest_route_as_one_message(
-    db: AsyncEngine, notifier: EngineService, tenant_id: str, clock: ManualClock, slack: Receiver
+    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock, slack: Receiver
 ) -> None:
     spec = RuleSpec(name="m", schedule="* * * * *", code=OK, misfire_policy=MisfirePolicy.SKIP)
-    rule = await notifier.create_rule(tenant_id, spec)
-    await _route(notifier, tenant_id, (SKIPPED,), SLACK, slack.url, digest_minutes=1)
-    await _route(notifier, tenant_id, (FAILED, EXPIRED), SLACK, slack.url)  # not skips
+    rule = await service.create_rule(tenant_id, spec)
+    await _route(service, tenant_id, (SKIPPED,), SLACK, slack.url, digest_minutes=1)
+    await _route(service, tenant_id, (FAILED, EXPIRED), SLACK, slack.url)  # not skips
     clock.set(START + timedelta(minutes=5, seconds=30))  # 09:01-09:05 missed
-    await notifier.start()
+    await service.start()
     waiting = await eventually(lambda: _at_least(db, 5))
     assert slack.received == [], "a digest waits for the end of its window"
     clock.set(START + timedelta(minutes=6, seconds=1))
@@ -195,18 +165,18 @@ async def _at_least(db: AsyncEngine, n: int) -> list[Any] | None:
 
 
 async def test_email_without_smtp_and_webhook_without_url_fail_saying_why(
-    db: AsyncEngine, notifier: EngineService, tenant_id: str, clock: ManualClock
+    db: AsyncEngine, service: EngineService, tenant_id: str, clock: ManualClock
 ) -> None:
-    await _route(notifier, tenant_id, (EXPIRED,), EMAIL, "oncall@example.com")
-    await _route(notifier, tenant_id, (EXPIRED,), WEBHOOK)
+    await _route(service, tenant_id, (EXPIRED,), EMAIL, "oncall@example.com")
+    await _route(service, tenant_id, (EXPIRED,), WEBHOOK)
     run_at = clock.now()
-    await notifier.submit_action(
+    await service.submit_action(
         tenant_id, run_at=run_at, code=OK, expires_at=run_at + timedelta(minutes=1)
     )
     clock.advance(timedelta(minutes=2))  # it expires before the engine is there
-    await notifier.start()
+    await service.start()
     rows = await eventually(lambda: _settled(db, 2))
-    routes = (await notifier.list_notification_routes(tenant_id, None, None, 50)).items
+    routes = (await service.list_notification_routes(tenant_id, None, None, 50)).items
     assert [(r["event"], r["delivery_status"]) for r in rows] == [("expired", "failed")] * 2
     assert {r["last_error"] for r in rows} == {NO_SMTP, NO_WEBHOOK}
     assert all(r["delivery_attempts"] == 1 for r in rows), "a refusal is not retried"
