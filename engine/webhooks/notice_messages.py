@@ -82,7 +82,10 @@ def _document(row: RowMapping) -> dict[str, Any]:
 
 
 def slack_body(message: Message) -> bytes:
-    return json.dumps({"text": text_of(message)}).encode()
+    """Slack's `text`, with `&`, `<` and `>` escaped as Slack asks: a script's error cannot
+    mention `<!channel>` or make a link."""
+    text = text_of(message).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return json.dumps({"text": text}).encode()
 
 
 def subject_of(message: Message) -> str:

@@ -10,11 +10,12 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from failing_rule import start_failing_rule
 from sqlalchemy import select
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.mail_stand_in import LOGIN, MailBox, smtp_stand_in
 from support.moments import START
@@ -29,6 +30,7 @@ from engine.domain.notifications import NotificationChannel, NotificationEvent, 
 from engine.domain.records import MisfirePolicy, RuleSpec
 from engine.service import EngineService
 from engine.store.tables import notifications
+from engine.webhooks.notice_messages import messages_of, slack_body
 from engine.webhooks.notices import NO_WEBHOOK
 from engine.webhooks.smtp import NO_SMTP
 from sandbox import Sandbox
@@ -185,3 +187,16 @@ async def test_email_without_smtp_and_webhook_without_url_fail_saying_why(
         ("failed", NO_SMTP),
         ("failed", NO_WEBHOOK),
     ]
+
+
+def test_a_slack_text_cannot_mention_the_channel_or_link() -> None:
+    row = {
+        "id": 1, "route_id": 2, "tenant_id": "t", "channel": "slack", "target": "https://x",
+        "digest_minutes": None, "event": "failed", "rule_id": "r_1", "action_id": 3,
+        "payload": {"rule_name": "n", "scheduled_at": "2030-01-07T09:00:00+00:00",
+                    "error": "ValueError: <!channel> <https://evil.example|click> & co"},
+    }  # fmt: skip
+    [message] = messages_of([cast(RowMapping, row)])
+    text = json.loads(slack_body(message))["text"]
+    assert "<" not in text and ">" not in text
+    assert "&lt;!channel&gt; &lt;https://evil.example|click&gt; &amp; co" in text
