@@ -33,7 +33,7 @@ RULES, ACTIONS_PER_RULE = 5, 6
 CODE = """
 def main(ctx):
     total = 0
-    for i in range(20000):
+    for i in range(60000):
         total += i
     if ctx.params.get("fail"):
         raise ValueError("boom")
@@ -68,7 +68,7 @@ async def _submit(service: EngineService, tenant_id: str) -> list[str]:
             await service.submit_action(
                 tenant_id,
                 rule_id=rule.id,
-                run_at=now + timedelta(seconds=1 + 0.4 * n),
+                run_at=now + timedelta(seconds=1 + 0.3 * n),
                 key=f"{r}-{n}",
                 params={"fail": rng.random() < 0.5},
             )
