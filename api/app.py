@@ -29,6 +29,7 @@ from api.routes import (
     events,
     http_allowlist,
     keys,
+    notifications,
     operations,
     preview,
     rule_bulk,
@@ -108,6 +109,7 @@ def create_app(
         http_allowlist,
         capabilities,
         calendars,
+        notifications,
     )
     for module in (*tenant_scoped, webhooks, tenant, keys, audit):
         app.include_router(module.router, responses=TENANT_ERRORS)

@@ -36,6 +36,7 @@ ROUTE_OBJECTS: tuple[tuple[str, str, str | None], ...] = (
     ("/v1/admin/tenants", "tenant", "tenant_id"),
     ("/v1/rules", "rule", "rule_id"),
     ("/v1/calendars", "calendar", "name"),
+    ("/v1/notification-routes", "notification_route", "route_id"),
     ("/v1/actions", "action", "action_id"),
     ("/v1/keys", "key", "key_id"),
     ("/v1/secrets", "secret", "name"),

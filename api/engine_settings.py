@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from api.capability_registry import capability_policy
 from api.settings import Settings
-from engine.config import EngineConfig, HttpPolicy
+from engine.config import EngineConfig, HttpPolicy, SmtpSettings
 
 
 def engine_config(settings: Settings) -> EngineConfig:
@@ -22,8 +22,23 @@ def engine_config(settings: Settings) -> EngineConfig:
         retention_ok_days=settings.retention_ok_days,
         retention_failed_days=settings.retention_failed_days,
         allow_private_webhooks=settings.allow_private_webhooks,
+        smtp=smtp_settings(settings),
         http=http_policy(settings),
         capabilities=capability_policy(settings),
+    )
+
+
+def smtp_settings(settings: Settings) -> SmtpSettings | None:
+    """The operator's mail server for email notifications, if one is set."""
+    if not settings.smtp_host:
+        return None
+    return SmtpSettings(
+        host=settings.smtp_host,
+        port=settings.smtp_port,
+        sender=settings.smtp_from,
+        username=settings.smtp_username,
+        password=settings.smtp_password,
+        starttls=settings.smtp_starttls,
     )
 
 

@@ -65,6 +65,16 @@ class Settings(BaseSettings):
     allow_private_webhooks: bool = Field(
         False, description="Allow webhook URLs on loopback/private addresses."
     )
+    smtp_host: str = Field(
+        "", description="The SMTP server email notifications go through (empty: no email)."
+    )
+    smtp_port: int = Field(587, ge=1, le=65535, description="The SMTP server's port.")
+    smtp_from: str = Field(
+        "cadenza@localhost", description="The From address of notification emails."
+    )
+    smtp_username: str = Field("", description="SMTP login (empty: no login).")
+    smtp_password: str = Field("", repr=False, description="SMTP password, with the login.")
+    smtp_starttls: bool = Field(True, description="Upgrade the SMTP connection with STARTTLS.")
     http_schemes: str = Field(
         "https",
         pattern=r"^(https?)(,https?)?$",

@@ -23,6 +23,21 @@ class HttpPolicy:
 
 
 @dataclass(frozen=True)
+class SmtpSettings:
+    """The operator's mail server, through which email notification routes are sent."""
+
+    host: str
+    port: int = 587
+    #: The From address of every notification email.
+    sender: str = "cadenza@localhost"
+    #: Log in with these when set (after STARTTLS when it is on).
+    username: str = ""
+    password: str = field(default="", repr=False)
+    starttls: bool = True
+    timeout_s: float = 10.0
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     """How one engine node behaves. The engine never reads the environment itself."""
 
@@ -64,6 +79,8 @@ class EngineConfig:
     webhook_backoff_s: float = 5.0
     webhook_backoff_max_s: float = 3600.0
     webhook_timeout_s: float = 10.0
+    #: Where email notifications go out (None: none can be sent; email routes fail, saying so).
+    smtp: SmtpSettings | None = None
     #: Whether this node takes tenant leases (several nodes on one PostgreSQL).
     use_tenant_leases: bool = True
     #: Scripts' outbound HTTP (`ctx.http.request`).

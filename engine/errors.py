@@ -92,6 +92,10 @@ class CalendarNotFound(EngineError):
     """No such calendar for this tenant: check its name (GET /v1/calendars lists them)."""
 
 
+class NotificationRouteNotFound(EngineError):
+    """No such notification route for this tenant: GET /v1/notification-routes lists them."""
+
+
 class InvalidState(EngineError):
     """The object is not in a state that allows this operation."""
 

@@ -40,6 +40,9 @@ from cadenza_client.models.enums import (
     DstGap,
     DstRepeat,
     MisfirePolicy,
+    NotificationChannel,
+    NotificationDeliveryStatus,
+    NotificationEvent,
     Outcome,
     OverlapPolicy,
     Role,
@@ -48,6 +51,7 @@ from cadenza_client.models.enums import (
     TenantStatus,
 )
 from cadenza_client.models.history import FieldChange, RuleDefinition, RuleDiff, RuleVersion
+from cadenza_client.models.notifications import NotificationDelivery, NotificationRoute
 from cadenza_client.models.rules import (
     BulkResult,
     ChangePreview,
@@ -110,6 +114,11 @@ __all__ = [
     "MisfirePolicy",
     "NewRule",
     "NotFound",
+    "NotificationChannel",
+    "NotificationDelivery",
+    "NotificationDeliveryStatus",
+    "NotificationEvent",
+    "NotificationRoute",
     "Outcome",
     "OverlapPolicy",
     "Page",

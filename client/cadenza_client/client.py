@@ -22,6 +22,7 @@ from cadenza_client.resources.audit import Audit, TenantAudit
 from cadenza_client.resources.calendars import Calendars
 from cadenza_client.resources.capabilities import Capabilities, Grants
 from cadenza_client.resources.history import RuleHistory
+from cadenza_client.resources.notifications import NotificationRoutes
 from cadenza_client.resources.queue import Actions, Events, Runs
 from cadenza_client.resources.rules import Rules, Schedules
 from cadenza_client.resources.server import Server
@@ -73,6 +74,7 @@ class Api(ABC, Generic[S]):
         self.capability_grants: Grants[S] = Grants(session)
         self.server: Server[S] = Server(session)
         self.calendars: Calendars[S] = Calendars(session)
+        self.notification_routes: NotificationRoutes[S] = NotificationRoutes(session)
         self.audit: Audit[S] = Audit(session)
         self.tenant_audit: TenantAudit[S] = TenantAudit(session)
         self.rule_history: RuleHistory[S] = RuleHistory(session)

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.config import EngineConfig
 from engine.domain.due import DueAction, Planned, RuleSnapshot
+from engine.domain.notifications import POLICY_SKIPS, Notice, NotificationEvent, notice_payload
 from engine.domain.occurrences import planned, rule_schedule
 from engine.domain.policies import Circumstances, Decision, Verdict, decide
 from engine.domain.records import ActionStatus, SkipReason
@@ -22,7 +23,7 @@ from engine.ops import metrics
 from engine.recurrence import Schedule, ScheduleError
 from engine.runs.runner import Claimed
 from engine.store import loop_statements as queue
-from engine.store import outbox
+from engine.store import notification_outbox, outbox
 
 Decided = tuple[DueAction, Decision]
 
@@ -84,7 +85,9 @@ async def apply(
     ended = won.keys() | finished | expired
     chained = [(a, d) for a, d in decided if a.id in ended]
     planned_count = await _plan(conn, chained, now, config.horizon_years)
-    await _expiry_events(conn, [a for a, _ in by_verdict[Verdict.EXPIRE] if a.id in expired], now)
+    ends = [(a, d) for a, d in decided if a.id in expired or _notified_skip(a.id, d, finished)]
+    await _expiry_events(conn, [a for a, _ in ends if a.id in expired], now)
+    await notification_outbox.insert_notices(conn, [_notice(a, d, now) for a, d in ends])
     claimed = [Claimed(a, won[a.id], now) for a in to_run if a.id in won]
     deferred = {a.rule_id for a, _ in by_verdict[Verdict.DEFER] if a.rule_id is not None}
     return StepResult(claimed, deferred, len(finished | expired | cancelled), planned_count)
@@ -104,6 +107,7 @@ async def _plan(
         conn, finished, now, horizon_years, after=after, traces=missed, live=live
     )
     metrics.count_skips(SkipReason.MISFIRE, len(missed))
+    await notification_outbox.insert_notices(conn, [_missed_notice(p, now) for p in missed])
     return sum(1 for p in plans if p.reason is None)
 
 
@@ -135,6 +139,25 @@ async def _expiry_events(
     conn: AsyncConnection, expired: Sequence[DueAction], now: datetime
 ) -> None:
     await outbox.insert_events(conn, [_expired_event(a, now) for a in expired])
+
+
+def _notified_skip(action_id: int, decision: Decision, finished: set[int]) -> bool:
+    return action_id in finished and decision.reason in POLICY_SKIPS
+
+
+def _notice(action: DueAction, decision: Decision, now: datetime) -> Notice:
+    """A skip by a policy or an expiry, as routes are told of it."""
+    expired = decision.verdict is Verdict.EXPIRE
+    event = NotificationEvent.EXPIRED if expired else NotificationEvent.SKIPPED
+    reason = None if expired else decision.reason
+    payload = notice_payload(action.rule, action.scheduled_at, reason)
+    return Notice(action.tenant_id, event, action.rule_id, now, payload, action.id)
+
+
+def _missed_notice(trace: Planned, now: datetime) -> Notice:
+    payload = notice_payload(trace.rule, trace.scheduled_at, SkipReason.MISFIRE)
+    rule = trace.rule
+    return Notice(rule.tenant_id, NotificationEvent.SKIPPED, rule.id, now, payload)
 
 
 def _expired_event(action: DueAction, now: datetime) -> outbox.NewEvent:

@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import metrics
+from engine.runs.notices import FinalOutcome, notify_outcomes
 from engine.store import claims, outbox, runs
 from engine.store.rows import NewRun
 from engine.store.tables import actions
@@ -77,11 +78,19 @@ async def take_back(
     )
     retried = [r for r in retry if r["id"] in returned]
     failed = [r for r in fail if r["id"] in ended]
-    lost_runs = [_lost_run(r, now, loss) for r in [*retried, *failed]]
+    failed_runs = [_lost_run(r, now, loss) for r in failed]
+    lost_runs = [*(_lost_run(r, now, loss) for r in retried), *failed_runs]
     await runs.insert_runs(conn, lost_runs)
     metrics.count_runs(lost_runs)
     await outbox.insert_events(conn, [_failed_event(r, now) for r in failed])
+    await notify_outcomes(conn, _finals(failed, failed_runs))
     return TakenBack(given, retried, failed)
+
+
+def _finals(failed: Sequence[RowMapping], failed_runs: Sequence[NewRun]) -> list[FinalOutcome]:
+    """The lost last attempts of rules' actions: final failures of their rules' streaks."""
+    pairs = zip(failed, failed_runs, strict=True)
+    return [FinalOutcome(run, False, r["scheduled_at"]) for r, run in pairs if r["rule_id"]]
 
 
 def _ran(row: RowMapping) -> bool:

@@ -88,6 +88,16 @@ WEBHOOKS = Counter(
 WEBHOOK_BACKLOG = Gauge(
     "cadenza_webhook_backlog", "Events waiting for delivery, due now or retrying later."
 )
+NOTIFICATIONS = Counter(
+    "cadenza_notification_deliveries_total",
+    "Notification delivery attempts (one per message: a digest counts once), by channel and "
+    "outcome.",
+    ["channel", "outcome"],
+)
+NOTIFICATION_BACKLOG = Gauge(
+    "cadenza_notification_backlog",
+    "Notifications waiting for delivery: due now, retrying, or waiting for their digest.",
+)
 
 
 class _SandboxWorkers(Collector):

@@ -1,7 +1,8 @@
 """Purging old history in small batches, so the writer is never held for long.
 
 Successful runs are kept `retention_ok_days`, every other run `retention_failed_days`; events
-already delivered (or with no webhook) go with the successful runs. Finished actions follow
+and notifications already delivered (or events with no webhook) go with the successful runs,
+the others with the failures. Finished actions follow
 their outcome: succeeded, skipped and cancelled ones go with the successful runs, failed and
 expired ones with the failures, and an action only once none of its runs is left (deleting an
 action cascades to its runs, and a succeeded action's failed attempts are kept as failures).
@@ -18,7 +19,7 @@ from sqlalchemy import ColumnElement, Table, delete, exists, select
 
 from engine.deps import Deps
 from engine.domain.records import ActionStatus
-from engine.store.tables import actions, events, runs
+from engine.store.tables import actions, events, notifications, runs
 
 log = logging.getLogger("cadenza.engine")
 #: How often a node looks for history to purge.
@@ -58,9 +59,10 @@ async def purge_history(deps: Deps, now: datetime) -> int:
     removed += await _purge(deps, runs, runs.c.finished_at < failed_cut, batch)
     removed += await _purge(deps, actions, _finished_actions(OK_ACTIONS, ok_cut), batch)
     removed += await _purge(deps, actions, _finished_actions(FAILED_ACTIONS, failed_cut), batch)
-    settled = events.c.delivery_status.in_(("none", "delivered"))
-    removed += await _purge(deps, events, settled & (events.c.created_at < ok_cut), batch)
-    removed += await _purge(deps, events, events.c.created_at < failed_cut, batch)
+    for outbox in (events, notifications):
+        settled = outbox.c.delivery_status.in_(("none", "delivered"))
+        removed += await _purge(deps, outbox, settled & (outbox.c.created_at < ok_cut), batch)
+        removed += await _purge(deps, outbox, outbox.c.created_at < failed_cut, batch)
     return removed
 
 

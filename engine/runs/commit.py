@@ -26,6 +26,7 @@ from engine.domain.records import ActionStatus, SkipReason
 from engine.ops import metrics
 from engine.ops.tracing import RunTrace
 from engine.runs.follow_ups import FollowUp
+from engine.runs.notices import FinalOutcome, notify_outcomes
 from engine.store import actions as action_store
 from engine.store import loop_statements as queue
 from engine.store import outbox
@@ -149,11 +150,24 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
             for type_, payload, source in c.events
         ],
     )
+    await notify_outcomes(conn, [_final(c) for c in batch if _ends_rule_action(c, held)])
     await add_usage(
         conn,
         [(c.action.tenant_id, c.run.started_at.date(), 1, c.cpu_ms) for c in batch],
     )
     return {c.action_id: _recorded(c, held, committed) for c in batch}
+
+
+def _ends_rule_action(c: Completion, held: set[int]) -> bool:
+    """Whether the completion ends its rule's action for good (a retry to come does not)."""
+    final = c.status in (ActionStatus.SUCCEEDED, ActionStatus.FAILED)
+    return final and c.action_id in held and c.action.rule_id is not None
+
+
+def _final(c: Completion) -> FinalOutcome:
+    rule = c.action.rule
+    succeeded = c.status == ActionStatus.SUCCEEDED
+    return FinalOutcome(c.run, succeeded, c.action.scheduled_at, rule.name if rule else None)
 
 
 def _recorded(c: Completion, held: set[int], committed: set[int]) -> Recorded:

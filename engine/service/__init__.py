@@ -18,6 +18,7 @@ from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
 from engine.domain.labels import LabelRequirement
+from engine.domain.notifications import NotificationRoute, RouteSpec
 from engine.domain.records import (
     Action,
     Page,
@@ -38,6 +39,7 @@ from engine.service import (
     calendar_reads,
     calendar_writes,
     insights,
+    notification_routes,
     one_offs,
     reads,
     rule_deletes,
@@ -228,6 +230,20 @@ class EngineService:
         self, tenant_id: str, cursor: str | None, limit: int
     ) -> Page[CalendarRecord]:
         return await calendar_reads.list_calendars(self._deps, tenant_id, cursor, limit)
+
+    async def create_notification_route(self, tenant_id: str, spec: RouteSpec) -> NotificationRoute:
+        return await notification_routes.create_route(self._deps, tenant_id, spec)
+
+    async def get_notification_route(self, tenant_id: str, route_id: int) -> NotificationRoute:
+        return await notification_routes.get_route(self._deps, tenant_id, route_id)
+
+    async def list_notification_routes(
+        self, tenant_id: str, rule_id: str | None, cursor: str | None, limit: int
+    ) -> Page[NotificationRoute]:
+        return await notification_routes.list_routes(self._deps, tenant_id, rule_id, cursor, limit)
+
+    async def delete_notification_route(self, tenant_id: str, route_id: int) -> None:
+        await notification_routes.delete_route(self._deps, tenant_id, route_id)
 
     async def validate_rule(self, tenant_id: str, spec: RuleSpec) -> None:
         profile = await self._deps.profile(tenant_id)

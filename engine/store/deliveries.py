@@ -1,11 +1,13 @@
-"""Outbox delivery statements: claim due events, settle those with nowhere to go, record each
-attempt, measure the backlog."""
+"""Outbox delivery statements, for any outbox table with the delivery columns (`events`,
+`notifications`: delivery_status, next_attempt_at, delivery_attempts, last_error,
+attempted_at): find and hold the rows due, record each attempt, measure the backlog."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Table, func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -13,34 +15,42 @@ from engine.store.tables import events
 from tenants.tables import tenants
 
 
-async def due_ids(conn: AsyncConnection, now: datetime, limit: int) -> list[int]:
-    """Events due for (re)delivery, oldest first: a read, so an engine with nothing to deliver
+async def due_ids(conn: AsyncConnection, outbox: Table, now: datetime, limit: int) -> list[int]:
+    """Rows due for (re)delivery, oldest first: a read, so an engine with nothing to deliver
     never queues for SQLite's one writer just to look."""
     due = (
-        select(events.c.id)
-        .where(events.c.delivery_status == "pending", events.c.next_attempt_at <= now)
-        .order_by(events.c.next_attempt_at)
+        select(outbox.c.id)
+        .where(outbox.c.delivery_status == "pending", outbox.c.next_attempt_at <= now)
+        .order_by(outbox.c.next_attempt_at, outbox.c.id)
         .limit(limit)
     )
     return [row.id for row in await conn.execute(due)]
 
 
+async def hold(
+    conn: AsyncConnection, outbox: Table, ids: list[int], now: datetime, hold_until: datetime
+) -> list[int]:
+    """Of the `ids` found due, those still due, held until `hold_until` so that no other node
+    sends them too."""
+    won = await conn.execute(
+        update(outbox)
+        .where(
+            outbox.c.id.in_(ids),
+            outbox.c.delivery_status == "pending",
+            outbox.c.next_attempt_at <= now,
+        )
+        .values(next_attempt_at=hold_until)
+        .returning(outbox.c.id)
+    )
+    return [row.id for row in won]
+
+
 async def claim(
     conn: AsyncConnection, ids: list[int], now: datetime, hold_until: datetime
 ) -> list[RowMapping]:
-    """Of the `ids` found due, those still due, held until `hold_until` so no other node sends
-    them too; each with its tenant's webhook URL as it is now."""
-    won = await conn.execute(
-        update(events)
-        .where(
-            events.c.id.in_(ids),
-            events.c.delivery_status == "pending",
-            events.c.next_attempt_at <= now,
-        )
-        .values(next_attempt_at=hold_until)
-        .returning(events.c.id)
-    )
-    held = [row.id for row in won]
+    """Of the event `ids` found due, those still due, held; each with its tenant's webhook URL
+    as it is now."""
+    held = await hold(conn, events, ids, now, hold_until)
     query = (
         select(events, tenants.c.webhook_url)
         .join(tenants, tenants.c.id == events.c.tenant_id)
@@ -52,22 +62,24 @@ async def claim(
 
 async def record_attempt(
     conn: AsyncConnection,
-    event_id: int,
+    outbox: Table,
+    ids: Sequence[int],
     status: str,
     attempts: int,
     next_at: datetime | None,
     error: str | None,
+    now: datetime,
 ) -> None:
-    await conn.execute(
-        update(events)
-        .where(events.c.id == event_id)
-        .values(
-            delivery_status=status,
-            delivery_attempts=attempts,
-            next_attempt_at=next_at,
-            last_error=error,
-        )
-    )
+    """One attempt at the rows `ids` (one message: an event, a notification or a digest)."""
+    values = {
+        "delivery_status": status,
+        "delivery_attempts": attempts,
+        "next_attempt_at": next_at,
+        "last_error": error,
+    }
+    if "attempted_at" in outbox.c:
+        values["attempted_at"] = now
+    await conn.execute(update(outbox).where(outbox.c.id.in_(ids)).values(**values))
 
 
 async def settle_without_webhook(conn: AsyncConnection, ids: list[int]) -> None:
@@ -80,7 +92,7 @@ async def settle_without_webhook(conn: AsyncConnection, ids: list[int]) -> None:
         )
 
 
-async def backlog(conn: AsyncConnection) -> int:
-    """Events waiting for delivery: due now, held, or retrying later."""
-    query = select(func.count()).select_from(events).where(events.c.delivery_status == "pending")
+async def backlog(conn: AsyncConnection, outbox: Table) -> int:
+    """Rows waiting for delivery: due now, held, or retrying later."""
+    query = select(func.count()).select_from(outbox).where(outbox.c.delivery_status == "pending")
     return int((await conn.execute(query)).scalar_one())

@@ -14,6 +14,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
 )
 
 from tenants.tables import metadata
@@ -78,6 +79,61 @@ calendars = Table(
     Column("created_at", UtcDateTime, nullable=False),
     Column("updated_at", UtcDateTime, nullable=False),
 )
+
+notification_routes = Table(
+    "notification_routes",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    # None: the route applies to every rule of the tenant; else to this rule only.
+    Column("rule_id", String(40)),
+    # NotificationEvent values, sorted, each once.
+    Column("events", JSON, nullable=False),
+    Column("channel", String(16), nullable=False),
+    # The email address or incoming-webhook URL; "" for the tenant webhook.
+    Column("target", String(2000), nullable=False, server_default=""),
+    # None: sent as it happens; else gathered into one digest every this many minutes.
+    Column("digest_minutes", Integer),
+    Column("created_at", UtcDateTime, nullable=False),
+)
+Index(
+    "ix_notification_routes_tenant_id_id", notification_routes.c.tenant_id, notification_routes.c.id
+)
+
+# Per rule: whether it is in a failing streak and whether that streak's `failed` was sent to
+# a route (so its end sends `recovered`). Written in the transaction that records a run.
+notification_streaks = Table(
+    "notification_streaks",
+    metadata,
+    Column("rule_id", ForeignKey("rules.id", ondelete="CASCADE"), primary_key=True),
+    Column("failing", Boolean, nullable=False, server_default=false()),
+    Column("notified", Boolean, nullable=False, server_default=false()),
+)
+
+# The notification outbox: one row per (notification, route), written in the transaction of
+# the outcome it tells of; sent by `engine.webhooks.notices` (retried like the events).
+notifications = Table(
+    "notifications",
+    metadata,
+    Column("id", BigId, primary_key=True, autoincrement=True),
+    Column("tenant_id", ForeignKey("tenants.id", ondelete="CASCADE"), nullable=False),
+    Column("route_id", ForeignKey("notification_routes.id", ondelete="CASCADE"), nullable=False),
+    # A NotificationEvent value.
+    Column("event", String(16), nullable=False),
+    Column("rule_id", String(40)),
+    Column("action_id", BigId),
+    Column("run_id", BigId),
+    Column("payload", JSON, nullable=False),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("delivery_status", String(16), nullable=False, server_default="pending"),
+    Column("delivery_attempts", Integer, nullable=False, server_default="0"),
+    # Due for delivery (a digest route's rows: the end of their window).
+    Column("next_attempt_at", UtcDateTime),
+    Column("attempted_at", UtcDateTime),
+    Column("last_error", Text),
+)
+Index("ix_notifications_delivery", notifications.c.delivery_status, notifications.c.next_attempt_at)
+Index("ix_notifications_route_id_id", notifications.c.route_id, notifications.c.id)
 
 actions = Table(
     "actions",

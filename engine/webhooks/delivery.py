@@ -17,33 +17,26 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Sequence
-from datetime import datetime, timedelta
 
 import httpx
 from sqlalchemy.engine import RowMapping
 
 from engine.deps import Deps
-from engine.domain.policies import retry_delay
 from engine.ops import metrics
 from engine.ops.metrics import DeliveryOutcome
 from engine.store import deliveries
-from engine.webhooks.signing import Signing, sign, signing_for
-from engine.webhooks.webhook_http import WebhookRefused, new_client, pin, post_pinned
+from engine.store.tables import events, notifications
+from engine.webhooks.attempts import STATUS, hold_until, post, settle
+from engine.webhooks.notices import deliver_notices_due
+from engine.webhooks.signing import Signing, signed_headers, signing_for
+from engine.webhooks.webhook_http import new_client
 
 log = logging.getLogger("cadenza.engine")
-SIGNATURE_HEADER = "X-Cadenza-Signature"
-REFUSED = "refused: "
 #: How often a node looks for events to deliver, and how many it takes at once.
 DELIVERY_POLL_S = 0.5
 DELIVERY_BATCH = 50
 #: How often the backlog gauge is measured (a count over the pending events).
 BACKLOG_EVERY_S = 5.0
-_STATUS = {
-    DeliveryOutcome.DELIVERED: "delivered",
-    DeliveryOutcome.RETRYING: "pending",
-    DeliveryOutcome.FAILED: "failed",
-}
 
 
 def body_of(event: RowMapping) -> bytes:
@@ -67,83 +60,40 @@ async def deliver(
     attempts, now = event["delivery_attempts"] + 1, deps.clock.now()
     error = signing.problem
     if error is None:
-        error = await _post(deps, client, event, event["webhook_url"], signing.secrets, now)
-    outcome = _outcome(error, attempts, deps.config.webhook_max_attempts)
-    next_at = None
-    if outcome is DeliveryOutcome.RETRYING:
-        config = deps.config
-        next_at = now + retry_delay(
-            attempts, config.webhook_backoff_s, config.webhook_backoff_max_s
-        )
+        headers = signed_headers(signing.secrets, now, body_of(event))
+        headers["X-Cadenza-Event-Id"] = str(event["id"])
+        error = await post(deps.config, client, event["webhook_url"], body_of(event), headers)
+    outcome, next_at = settle(deps.config, error, attempts, now)
     if error is not None:
         _log_failure(event, outcome, error)
     metrics.WEBHOOKS.labels(outcome=outcome).inc()
     async with deps.write() as conn:
-        status = _STATUS[outcome]
-        await deliveries.record_attempt(conn, event["id"], status, attempts, next_at, error)
+        await deliveries.record_attempt(
+            conn, events, [event["id"]], STATUS[outcome], attempts, next_at, error, now
+        )
     return outcome
-
-
-def _outcome(error: str | None, attempts: int, max_attempts: int) -> DeliveryOutcome:
-    if error is None:
-        return DeliveryOutcome.DELIVERED
-    if error.startswith(REFUSED) or attempts >= max_attempts:
-        return DeliveryOutcome.FAILED  # retrying a refused URL cannot help until it changes
-    return DeliveryOutcome.RETRYING
 
 
 def _log_failure(event: RowMapping, outcome: DeliveryOutcome, error: str) -> None:
     ids = {key: event[key] for key in ("tenant_id", "rule_id", "action_id", "run_id")}
-    status = _STATUS[outcome]
     log.warning(
         "webhook delivery of event %s failed, now %s: %s",
         event["id"],
-        status,
+        STATUS[outcome],
         error,
         extra=ids | {"event_id": event["id"]},
     )
 
 
-async def _post(
-    deps: Deps,
-    client: httpx.AsyncClient,
-    event: RowMapping,
-    url: str,
-    signing: Sequence[str],
-    now: datetime,
-) -> str | None:
-    """POST the event; None on a 2xx answer, else what went wrong."""
-    try:
-        async with asyncio.timeout(deps.config.webhook_timeout_s):
-            pinned = await pin(url, deps.config.allow_private_webhooks)
-        body = body_of(event)
-        headers = {
-            "Content-Type": "application/json",
-            SIGNATURE_HEADER: sign(signing, int(now.timestamp()), body),
-            "X-Cadenza-Event-Id": str(event["id"]),
-        }
-        response = await post_pinned(client, pinned, body, headers, deps.config.webhook_timeout_s)
-    except WebhookRefused as exc:
-        return f"{REFUSED}{exc}"
-    except OSError as exc:  # includes the resolver's timeout
-        return f"cannot resolve the webhook host: {type(exc).__name__}: {exc}"[:500]
-    except httpx.HTTPError as exc:
-        return f"{type(exc).__name__}: {exc}"[:500]
-    if 200 <= response.status_code < 300:
-        return None
-    return f"HTTP {response.status_code}: {response.text[:200]}"
-
-
 async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
     """Deliver every event due now (one batch); returns how many were attempted."""
     now = deps.clock.now()
-    hold = now + timedelta(seconds=2 * deps.config.webhook_timeout_s)
     async with deps.db.connect() as conn:
-        ids = await deliveries.due_ids(conn, now, DELIVERY_BATCH)
+        ids = await deliveries.due_ids(conn, events, now, DELIVERY_BATCH)
     if not ids:
         return 0
     async with deps.write() as conn:
-        due = await deliveries.claim(conn, ids, now, hold)
+        due = await deliveries.claim(conn, ids, now, hold_until(deps.config, now))
         unsent = [e["id"] for e in due if not e["webhook_url"]]
         await deliveries.settle_without_webhook(conn, unsent)
         sending = [e for e in due if e["webhook_url"]]
@@ -154,16 +104,23 @@ async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
 
 
 async def delivery_loop(deps: Deps) -> None:
+    """Deliver the events and the notifications as they come due, on this node."""
     measured_at = 0.0
     async with new_client() as client:
         while True:
             try:
                 if time.monotonic() - measured_at >= BACKLOG_EVERY_S:
                     measured_at = time.monotonic()
-                    async with deps.db.connect() as conn:
-                        metrics.WEBHOOK_BACKLOG.set(await deliveries.backlog(conn))
-                if await deliver_due(deps, client):
+                    await _measure_backlogs(deps)
+                sent = await deliver_due(deps, client)
+                if sent + await deliver_notices_due(deps, client):
                     continue
             except Exception:
                 log.exception("webhook delivery pass failed")
             await asyncio.sleep(DELIVERY_POLL_S)
+
+
+async def _measure_backlogs(deps: Deps) -> None:
+    async with deps.db.connect() as conn:
+        metrics.WEBHOOK_BACKLOG.set(await deliveries.backlog(conn, events))
+        metrics.NOTIFICATION_BACKLOG.set(await deliveries.backlog(conn, notifications))

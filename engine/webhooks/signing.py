@@ -22,6 +22,7 @@ from tenants.secret_box import SecretBox, SecretKeyError
 from tenants.secrets import SecretPurpose
 
 SIGNING = SecretPurpose.WEBHOOK_SIGNING
+SIGNATURE_HEADER = "X-Cadenza-Signature"
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,12 @@ def sign(signing_secrets: Sequence[str], timestamp: int, body: bytes) -> str:
     signed = f"{timestamp}.".encode() + body
     digests = [hmac.new(s.encode(), signed, hashlib.sha256).hexdigest() for s in signing_secrets]
     return ",".join([f"t={timestamp}", *(f"v1={d}" for d in digests)])
+
+
+def signed_headers(signing_secrets: Sequence[str], now: datetime, body: bytes) -> dict[str, str]:
+    """A JSON body's headers, with its signature by every live secret."""
+    signature = sign(signing_secrets, int(now.timestamp()), body)
+    return {"Content-Type": "application/json", SIGNATURE_HEADER: signature}
 
 
 async def signing_for(

@@ -31,6 +31,7 @@ class Owned:
     kv_key: str
     key_id: str
     calendar: str = "b-holidays"
+    route_id: int = 0
 
 
 def _own_objects(tenant) -> Owned:
@@ -45,7 +46,13 @@ def _own_objects(tenant) -> Owned:
     assert key.status_code == 201
     calendar = tenant.editor.put("/v1/calendars/b-holidays", json={"excluded": ["2099-12-25"]})
     assert calendar.status_code == 201, calendar.text
-    return Owned(rule.json(), action.json(), "b-secret", key.json()["id"])
+    route = {"events": ["failed"], "channel": "email", "target": "b@example.com"}
+    route["rule_id"] = rule.json()["id"]
+    made = tenant.editor.post("/v1/notification-routes", json=route)
+    assert made.status_code == 201, made.text
+    owned = Owned(rule.json(), action.json(), "b-secret", key.json()["id"])
+    owned.route_id = made.json()["id"]
+    return owned
 
 
 @pytest.fixture
@@ -82,6 +89,8 @@ def _cross_requests(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]
         ("DELETE", f"/v1/keys/{owned.key_id}", None),
         ("GET", f"/v1/calendars/{owned.calendar}", None),
         ("DELETE", f"/v1/calendars/{owned.calendar}", None),
+        ("GET", f"/v1/notification-routes/{owned.route_id}", None),
+        ("DELETE", f"/v1/notification-routes/{owned.route_id}", None),
         # Labels, client-chosen ids and bulk operations (issue 22).
         ("PUT", f"/v1/rules/{rule}", RULE | {"name": "stolen"}),
         ("PUT", f"/v1/rules/{rule}", RULE | {"labels": {"stolen": "yes"}}),
@@ -92,6 +101,8 @@ def _masked(body: dict[str, Any], owned: Owned) -> dict[str, Any]:
     text = json.dumps(body)
     values = (owned.rule["id"], str(owned.action["id"]), owned.kv_key, owned.key_id)
     values += (owned.calendar,)
+    # A route id is a small number: masked only where it names a route, never inside "404".
+    values += (f"notification-routes/{owned.route_id}", f"notification route {owned.route_id}")
     for value in sorted(values, key=len, reverse=True):  # an action id may hide in a key id
         text = text.replace(value, "ID")
     return json.loads(text)
@@ -102,6 +113,7 @@ def test_other_tenants_objects_are_404_and_untouched(two_tenants, problem) -> No
     missing = Owned(
         {"id": "r_0000000000000000"}, {"id": 2**62}, "no-such-item", "k_00000000", "no-such-cal"
     )
+    missing.route_id = 2**62
     pairs = zip(_cross_requests(owned), _cross_requests(missing), strict=True)
     for (method, path, body), (_, missing_path, missing_body) in pairs:
         theirs = problem(a.admin.request(method, path, json=body), 404, "not-found")
@@ -116,6 +128,7 @@ def test_other_tenants_objects_are_404_and_untouched(two_tenants, problem) -> No
     keys = b.admin.get("/v1/keys").json()["items"]
     assert next(k for k in keys if k["id"] == owned.key_id)["revoked_at"] is None
     assert b.viewer.get("/v1/calendars/b-holidays").json()["excluded"] == ["2099-12-25"]
+    assert b.viewer.get(f"/v1/notification-routes/{owned.route_id}").status_code == 200
 
 
 def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
@@ -132,6 +145,8 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         ("/v1/kv", {}),
         ("/v1/keys", {}),
         ("/v1/calendars", {}),
+        ("/v1/notification-routes", {}),
+        ("/v1/notification-routes", rule_filter),
         ("/v1/rules", {"label": "team=b"}),
         ("/v1/rules", {"state": "active", "runtime": "python"}),
         ("/v1/runs", {"rule_label": "team"}),
@@ -147,8 +162,23 @@ def test_lists_never_show_other_tenants_objects(two_tenants) -> None:
         assert owned.calendar not in text
         ids = [item.get("id") for item in answer.json()["items"]]
         assert owned.action["id"] not in ids or path not in ("/v1/actions",)
+        assert owned.route_id not in ids or path != "/v1/notification-routes"
     assert [i["key"] for i in a.viewer.get("/v1/kv").json()["items"]] == ["a-item"]
     assert a.viewer.get("/v1/actions").json()["items"] == []
+
+
+def test_a_route_naming_another_tenants_rule_is_refused_like_a_missing_rule(
+    two_tenants, problem
+) -> None:
+    a, _b, owned = two_tenants
+    body = {"events": ["failed"], "channel": "webhook", "rule_id": owned.rule["id"]}
+    theirs = problem(a.admin.post("/v1/notification-routes", json=body), 422)
+    body["rule_id"] = "r_0000000000000000"
+    missing = problem(a.admin.post("/v1/notification-routes", json=body), 422)
+    # No existence leak: B's rule answers exactly like a rule id that does not exist.
+    masked = json.dumps(theirs).replace(owned.rule["id"], body["rule_id"])
+    assert json.loads(masked) == missing
+    assert a.viewer.get("/v1/notification-routes").json()["items"] == []
 
 
 def test_bulk_operations_by_another_tenants_labels_change_nothing_of_theirs(two_tenants) -> None:
@@ -193,6 +223,8 @@ def _writes(owned: Owned) -> list[tuple[str, str, dict[str, Any] | None]]:
         ("DELETE", f"/v1/rules/{rule}", None),
         ("PUT", "/v1/calendars/new", {"excluded": ["2099-01-01"]}),
         ("DELETE", f"/v1/calendars/{owned.calendar}", None),
+        ("POST", "/v1/notification-routes", {"events": ["failed"], "channel": "webhook"}),
+        ("DELETE", f"/v1/notification-routes/{owned.route_id}", None),
     ]
 
 

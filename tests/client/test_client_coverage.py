@@ -73,6 +73,9 @@ RECORDS: dict[str, type[BaseModel]] = {
     "RuleDefinition": cadenza_client.RuleDefinition,
     "FieldChangePublic": cadenza_client.FieldChange,
     "RuleDiff": cadenza_client.RuleDiff,
+    # issue 22, notifications
+    "NotificationRoutePublic": cadenza_client.NotificationRoute,
+    "NotificationDeliveryPublic": cadenza_client.NotificationDelivery,
 }
 #: Request bodies the client builds from a method's parameters: (resource, method) per schema.
 PARAMETERS: dict[str, tuple[str, str]] = {
@@ -93,6 +96,7 @@ PARAMETERS: dict[str, tuple[str, str]] = {
     # Labels, filters and bulk operations (issue 22).
     "BulkRequest": ("rules", "bulk"),
     "RollbackRequest": ("rule_history", "rollback"),
+    "NotificationRouteCreate": ("notification_routes", "create"),
 }
 #: A method's parameter for a body field of another name.
 RENAMED = {"rule_id": "rule", "version": "to_version"}  # rollback: `version=` is If-Match
@@ -111,6 +115,9 @@ ENUMS: dict[str, type[StrEnum]] = {
     # Labels, filters and bulk operations (issue 22).
     "RuleState": enums.RuleState,
     "BulkOperation": enums.BulkOperation,
+    "NotificationEvent": enums.NotificationEvent,
+    "NotificationChannel": enums.NotificationChannel,
+    "NotificationDeliveryStatus": enums.NotificationDeliveryStatus,
 }
 
 

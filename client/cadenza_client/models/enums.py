@@ -138,3 +138,37 @@ class BulkOperation(StrEnum):
     """Resume the selected rules that are paused."""
     DELETE = "delete"
     """Delete every selected rule."""
+
+
+class NotificationEvent(StrEnum):
+    """The outcomes a notification route can send."""
+
+    FAILED = "failed"
+    """The first failure of a failing streak (later failures of the streak are not sent)."""
+    RECOVERED = "recovered"
+    """The first success after a failure that was sent."""
+    SKIPPED = "skipped"
+    """An occurrence skipped by the overlap or misfire policy."""
+    EXPIRED = "expired"
+    """A one-off that expired before it could run."""
+
+
+class NotificationDeliveryStatus(StrEnum):
+    """How the last attempt at a route's newest attempted notification ended."""
+
+    PENDING = "pending"
+    """It failed and will be tried again."""
+    DELIVERED = "delivered"
+    FAILED = "failed"
+    """Out of attempts, or refused for good (the error says why)."""
+
+
+class NotificationChannel(StrEnum):
+    """Where a notification route sends."""
+
+    WEBHOOK = "webhook"
+    """The tenant webhook."""
+    EMAIL = "email"
+    """An email address, through the operator's SMTP server."""
+    SLACK = "slack"
+    """A Slack-compatible incoming-webhook URL."""

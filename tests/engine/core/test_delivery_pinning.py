@@ -28,7 +28,7 @@ from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import events
-from engine.webhooks.delivery import SIGNATURE_HEADER
+from engine.webhooks.signing import SIGNATURE_HEADER
 from engine.webhooks.webhook_http import new_client, pin, post_pinned
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox

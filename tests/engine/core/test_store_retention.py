@@ -1,5 +1,6 @@
-"""Retention: successful runs go after `retention_ok_days`, failures only after
-`retention_failed_days`, in batches small enough to keep the writer responsive."""
+"""Retention: successful runs (and delivered notifications) go after `retention_ok_days`,
+failures (and undelivered notifications) only after `retention_failed_days`, in batches small
+enough to keep the writer responsive."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.deps import Deps
+from engine.domain.notifications import NotificationChannel, NotificationEvent, RouteSpec
 from engine.domain.records import RuleSpec
 from engine.ops.retention import purge_history
 from engine.service import EngineService
-from engine.store.tables import runs
+from engine.store.tables import notifications, runs
 from sandbox import Sandbox
 
 
@@ -59,3 +61,26 @@ async def test_purge_keeps_failures_longer(
         )
     assert removed == 6
     assert left == [("error", 40)] * 3 + [("ok", 10)] * 3
+
+
+async def test_purge_keeps_undelivered_notifications_longer(
+    db: AsyncEngine, sandbox: Sandbox, service: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    spec = RouteSpec((NotificationEvent.FAILED,), NotificationChannel.WEBHOOK, "", None, None)
+    route = await service.create_notification_route(tenant_id, spec)
+    kept = {("delivered", 10), ("failed", 40), ("pending", 40)}
+    async with db.begin() as conn:
+        for status, days in [*kept, ("delivered", 40), ("failed", 100), ("pending", 100)]:
+            at = clock.now() - timedelta(days=days)
+            await conn.execute(
+                notifications.insert().values(
+                    tenant_id=tenant_id, route_id=route.id, event="failed", payload={},
+                    created_at=at, delivery_status=status,
+                )
+            )  # fmt: skip
+    config = EngineConfig(retention_ok_days=30, retention_failed_days=90, retention_batch=2)
+    removed = await purge_history(Deps(db, sandbox, config, clock, lambda _: None), clock.now())
+    async with db.connect() as conn:
+        query = select(notifications.c.delivery_status, notifications.c.created_at)
+        left = {(s, (clock.now() - at).days) for s, at in await conn.execute(query)}
+    assert (removed, left) == (3, kept)

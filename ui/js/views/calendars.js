@@ -3,6 +3,7 @@
 import * as api from "../api.js";
 import { field, fill, h, problemBox, toast } from "../dom.js";
 import { when } from "../format.js";
+import { pagedTable } from "../pages.js";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -21,21 +22,14 @@ export async function calendarsView(main) {
   const excluded = h("textarea", { rows: "6", class: "mono", spellcheck: false, placeholder: "2026-12-25\n2026-12-26" });
   const included = h("textarea", { rows: "3", class: "mono", spellcheck: false });
   const status = h("div", { "aria-live": "polite" });
-  let cursor = null;
 
-  async function load(more = false) {
-    try {
-      const page = await api.get("/v1/calendars", { limit: 50, cursor: more ? cursor : null });
-      cursor = page.next_cursor;
-      const rows = api.items(page).map(calendarRow);
-      if (more) list.querySelector("tbody")?.append(...rows);
-      else fill(list, rows.length ? calendarsTable(rows) : h("p", { class: "muted" }, "No calendars yet. Add one, then name it in a rule's “Calendars” field."));
-      list.querySelector(".more")?.remove();
-      if (cursor) list.append(h("button", { type: "button", class: "secondary more", onclick: () => load(true) }, "More calendars"));
-    } catch (error) {
-      fill(list, problemBox(error));
-    }
-  }
+  const { load } = pagedTable(list, {
+    path: "/v1/calendars",
+    table: calendarsTable,
+    row: calendarRow,
+    empty: "No calendars yet. Add one, then name it in a rule's “Calendars” field.",
+    moreText: "More calendars",
+  });
 
   function calendarsTable(rows) {
     return h("table", { class: "list calendars" },

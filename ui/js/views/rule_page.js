@@ -67,6 +67,7 @@ export async function rulePage(main, ruleId) {
           h("button", { type: "button", class: "secondary", onclick: () => act(rule.enabled ? "pause" : "resume") }, rule.enabled ? "Pause" : "Resume"),
           h("a", { class: "button secondary", href: `#/rules/${rule.id}/edit` }, "Edit"),
           h("a", { class: "button secondary", href: `#/rules/${rule.id}/history` }, "History"),
+          h("a", { class: "button secondary", href: `#/rules/${rule.id}/notifications` }, "Notifications"),
           h("button", { type: "button", class: "danger", onclick: remove }, "Delete"))),
       h("dl", { class: "facts" },
         h("dt", {}, "Schedule"), h("dd", {}, rule.schedule_text || rule.schedule, h("div", { class: "muted small mono" }, rule.schedule)),
