@@ -31,6 +31,9 @@ def _cli(registry: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.timeout(400)  # eight commands, each a Python start (seconds on a busy machine)
+# SQLite only: the subject is the command line; the grants' store is the one the API's
+# capability tests run on both databases.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_the_operator_grants_lists_and_revokes_from_the_command_line(
     database_url: str, tmp_path: Path
 ) -> None:

@@ -6,9 +6,10 @@ tenant routes are fuzzed in two files, so that each run stays near a minute on a
 machine and the two can run in parallel workers.
 
 The coverage phase (every boundary of every constrained field: most of a run's cases, and
-about five sixths of its time) runs against the PostgreSQL server only, the stricter store (NUL
-characters, integer ranges and text it refuses); the same inputs meet the same validation
-before either store. Against SQLite the run fuzzes more random cases instead.
+about five sixths of its time) runs against one database per group of routes (`coverage_on`):
+the same inputs meet the same validation before either store, which refuses what the stricter
+one would (NUL characters, unpaired surrogates, out-of-range integers). Against the other
+database the run fuzzes more random cases instead.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ REVOKE_OWN_KEY = ("--exclude-operation-id", "revoke_api_key_v1_keys__key_id__del
 FUZZ_TIMEOUT_S = 400
 
 
-def fuzz(server: Server, token: str, *scope: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """One Schemathesis run over the operations `scope` selects, with a fixed seed."""
-    covered = server.database_url.startswith("postgresql")
+def fuzz(
+    server: Server, token: str, *scope: str, cwd: Path, coverage_on: str = "postgresql"
+) -> subprocess.CompletedProcess[str]:
+    """One Schemathesis run over the operations `scope` selects, with a fixed seed; with the
+    coverage phase when the server's database is `coverage_on`."""
+    covered = server.database_url.startswith(coverage_on)
     examples = EXAMPLES_WITH_COVERAGE if covered else EXAMPLES_WITHOUT_COVERAGE
     return subprocess.run(
         [
