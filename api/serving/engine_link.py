@@ -24,8 +24,11 @@ from api.errors import EngineUnavailable
 
 #: Families the API processes count (`api.metrics`); every other family is the engine's.
 API_FAMILY_PREFIXES = ("cadenza_http_", "cadenza_auth_")
-#: How long an API process waits for the engine's answer before it calls the engine absent.
+#: How long `/readyz` waits for the engine's answer before it calls the engine absent.
 LINK_TIMEOUT_S = 2.0
+#: How long a scrape waits for the whole exposition, which grows with the series the engine
+#: holds and is built while the engine works: Prometheus's default scrape timeout.
+SCRAPE_TIMEOUT_S = 10.0
 #: The one cheap family `/readyz` asks for.
 PROBE_FAMILY = "cadenza_runs_in_flight"
 
@@ -86,23 +89,23 @@ class EngineLink:
 
     async def exposition(self) -> bytes:
         """The whole exposition; EngineUnavailable if the engine does not answer."""
-        return await self._get({})
+        return await self._get({}, SCRAPE_TIMEOUT_S)
 
     async def problem(self) -> str | None:
         """None while the engine answers; else why it is not ready."""
         try:
-            await self._get({"name[]": PROBE_FAMILY})
+            await self._get({"name[]": PROBE_FAMILY}, LINK_TIMEOUT_S)
         except EngineUnavailable as exc:
             return str(exc)
         return None
 
-    async def _get(self, params: dict[str, str]) -> bytes:
+    async def _get(self, params: dict[str, str], timeout_s: float) -> bytes:
         try:
             port = int(self._port_path.read_text())
         except FileNotFoundError:
             raise EngineUnavailable("the engine process is starting") from None
         try:
-            async with httpx.AsyncClient(timeout=LINK_TIMEOUT_S) as client:
+            async with httpx.AsyncClient(timeout=timeout_s) as client:
                 answer = await client.get(f"http://127.0.0.1:{port}/metrics", params=params)
                 answer.raise_for_status()
         except httpx.HTTPError as exc:
