@@ -84,10 +84,11 @@ async def apply(
     cancelled = await _finish(conn, by_verdict[Verdict.CANCEL], ActionStatus.CANCELLED, now)
     ended = won.keys() | finished | expired
     chained = [(a, d) for a, d in decided if a.id in ended]
-    planned_count = await _plan(conn, chained, now, config.horizon_years)
+    planned_count, missed = await _plan(conn, chained, now, config.horizon_years)
     ends = [(a, d) for a, d in decided if a.id in expired or _notified_skip(a.id, d, finished)]
     await _expiry_events(conn, [a for a, _ in ends if a.id in expired], now)
-    await notification_outbox.insert_notices(conn, [_notice(a, d, now) for a, d in ends])
+    notices = [_notice(a, d, now) for a, d in ends] + [_missed_notice(p, now) for p in missed]
+    await notification_outbox.insert_notices(conn, notices)
     claimed = [Claimed(a, won[a.id], now) for a in to_run if a.id in won]
     deferred = {a.rule_id for a, _ in by_verdict[Verdict.DEFER] if a.rule_id is not None}
     return StepResult(claimed, deferred, len(finished | expired | cancelled), planned_count)
@@ -95,10 +96,11 @@ async def apply(
 
 async def _plan(
     conn: AsyncConnection, chained: Sequence[Decided], now: datetime, horizon_years: int
-) -> int:
+) -> tuple[int, list[Planned]]:
     """Plan what follows the actions this step claimed or finished: each chained rule's next
     occurrence (with its DST gap traces) and the occurrences it missed; the number of next
-    occurrences planned."""
+    occurrences planned, and the misfire traces (the caller tells routes of them with the
+    step's other skips, reading the routes once)."""
     finished = [a for a, _ in chained]
     live = await queue.live_rules(conn, finished)
     after = {a.id: (d.chain_from, d.chain_inclusive) for a, d in chained if d.chain_from}
@@ -107,8 +109,7 @@ async def _plan(
         conn, finished, now, horizon_years, after=after, traces=missed, live=live
     )
     metrics.count_skips(SkipReason.MISFIRE, len(missed))
-    await notification_outbox.insert_notices(conn, [_missed_notice(p, now) for p in missed])
-    return sum(1 for p in plans if p.reason is None)
+    return sum(1 for p in plans if p.reason is None), missed
 
 
 def _missed(chained: Sequence[Decided], live: dict[str, RuleSnapshot]) -> list[Planned]:
