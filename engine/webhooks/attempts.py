@@ -9,10 +9,13 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 import httpx
+from sqlalchemy import Table
 
 from engine.config import EngineConfig
+from engine.deps import Deps
 from engine.domain.policies import retry_delay
 from engine.ops.metrics import DeliveryOutcome
+from engine.store import deliveries
 from engine.webhooks.webhook_http import WebhookRefused, pin, post_pinned
 
 #: An error that starts with this is not retried: retrying cannot help until the URL changes.
@@ -23,6 +26,14 @@ STATUS = {
     DeliveryOutcome.RETRYING: "pending",
     DeliveryOutcome.FAILED: "failed",
 }
+
+
+async def due_now(deps: Deps, outbox: Table, batch: int) -> tuple[datetime, list[int]]:
+    """Now, and up to `batch` rows of `outbox` due for an attempt at it, read outside the
+    write lock (most polls find none)."""
+    now = deps.clock.now()
+    async with deps.db.connect() as conn:
+        return now, await deliveries.due_ids(conn, outbox, now, batch)
 
 
 def hold_until(config: EngineConfig, now: datetime) -> datetime:

@@ -26,7 +26,7 @@ from engine.ops import metrics
 from engine.ops.metrics import DeliveryOutcome
 from engine.store import deliveries
 from engine.store.tables import events, notifications
-from engine.webhooks.attempts import STATUS, hold_until, post, settle
+from engine.webhooks.attempts import STATUS, due_now, hold_until, post, settle
 from engine.webhooks.notices import deliver_notices_due
 from engine.webhooks.signing import Signing, signed_headers, signing_for
 from engine.webhooks.webhook_http import new_client
@@ -87,9 +87,7 @@ def _log_failure(event: RowMapping, outcome: DeliveryOutcome, error: str) -> Non
 
 async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
     """Deliver every event due now (one batch); returns how many were attempted."""
-    now = deps.clock.now()
-    async with deps.db.connect() as conn:
-        ids = await deliveries.due_ids(conn, events, now, DELIVERY_BATCH)
+    now, ids = await due_now(deps, events, DELIVERY_BATCH)
     if not ids:
         return 0
     async with deps.write() as conn:

@@ -19,7 +19,7 @@ from engine.ops import metrics
 from engine.store import deliveries
 from engine.store import notification_outbox as outbox
 from engine.store.tables import notifications
-from engine.webhooks.attempts import REFUSED, STATUS, hold_until, post, settle
+from engine.webhooks.attempts import REFUSED, STATUS, due_now, hold_until, post, settle
 from engine.webhooks.notice_messages import (
     Message,
     messages_of,
@@ -39,9 +39,7 @@ NO_WEBHOOK = f"{REFUSED}the tenant has no webhook (PUT /v1/webhook)"
 
 async def deliver_notices_due(deps: Deps, client: httpx.AsyncClient) -> int:
     """Send every notification due now (one batch); how many rows were attempted."""
-    now = deps.clock.now()
-    async with deps.db.connect() as conn:
-        ids = await deliveries.due_ids(conn, notifications, now, NOTICE_BATCH)
+    now, ids = await due_now(deps, notifications, NOTICE_BATCH)
     if not ids:
         return 0
     async with deps.write() as conn:
