@@ -42,7 +42,7 @@ async def upgrade(database_url: str | None) -> None:
         sealed = await _seal_if_keyed(engine, settings)
     finally:
         await engine.dispose()
-    click.echo(f"{describe_url(settings.database_url)} is at schema {schema.head_revision()}")
+    click.echo(f"{describe_url(settings.database_url)} is at schema {schema.HEAD}")
     if sealed:
         click.echo(f"sealed {sealed} stored secrets with the operator key")
 

@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -84,6 +86,25 @@ async def test_downgrade_then_upgrade_round_trip(db: AsyncEngine) -> None:
     await schema.upgrade(db)
     assert await shape_of(db) == before
     assert await schema.is_current(db)
+
+
+def test_head_names_the_newest_migration() -> None:
+    """A database at `schema.HEAD` is taken as current without asking Alembic: a migration
+    added without moving `HEAD` would never be applied."""
+    config = Config()
+    config.set_main_option("script_location", str(schema.MIGRATIONS_DIR))
+    assert ScriptDirectory.from_config(config).get_heads() == [schema.HEAD]
+
+
+async def test_an_older_database_is_not_current_and_upgrade_brings_it_to_head(
+    db: AsyncEngine,
+) -> None:
+    await schema.downgrade(db, "0016")
+    assert not await schema.is_current(db)
+    await schema.upgrade(db)
+    assert await schema.is_current(db)
+    async with db.connect() as conn:
+        assert await conn.scalar(text("SELECT version_num FROM alembic_version")) == schema.HEAD
 
 
 async def test_database_from_newer_cadenza_is_refused(db: AsyncEngine, database_url: str) -> None:
