@@ -14,6 +14,7 @@ from pydantic import (
     ConfigDict,
     Field,
     ValidationInfo,
+    create_model,
     field_validator,
 )
 from pydantic_core import PydanticCustomError
@@ -65,6 +66,21 @@ class Public(BaseModel):
     """A response body, built from our records (dataclasses) by attribute."""
 
     model_config = ConfigDict(from_attributes=True)
+
+
+def public_copy(name: str, doc: str, *parts: type[BaseModel], **replaced: Any) -> type[Public]:
+    """A response body with the fields of `parts`, in order, as they are declared there (type,
+    bounds, documentation), except those `replaced` (name=(type, default)).
+
+    It is a `Public`, not an `Input`: the answer is built from records the engine checked on
+    the way in, and `Input`'s checks on every field of every item again cost most of a list
+    page's time (decision 131).
+    """
+    fields: dict[str, Any] = {}
+    for part in parts:
+        for field_name, info in part.model_fields.items():
+            fields[field_name] = replaced.get(field_name) or (info.annotation, info._copy())
+    return create_model(name, __base__=Public, __doc__=doc, **fields)
 
 
 #: The pydantic error type of a bad time zone: answered as `invalid-schedule`, as the engine

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import Field
 
-from api.schemas.common import Input, Public
+from api.schemas.common import Input, Public, public_copy
 from api.schemas.rules import RuleCreate
 
 MAX_VERSION = 1_000_000_000
 
 
-class RuleDefinition(RuleCreate):
-    """What a rule was at one version: every field a rule is made of."""
+if TYPE_CHECKING:
 
-    model_config = {"extra": "ignore", "from_attributes": True}
+    class RuleDefinition(Public):
+        """RuleCreate's fields (built at run time by `public_copy`)."""
 
-    timezone: str
+else:
+    RuleDefinition = public_copy(
+        "RuleDefinition",
+        "What a rule was at one version: every field a rule is made of.",
+        RuleCreate,
+        timezone=(str, ...),
+    )
 
 
 class RuleVersionPublic(Public):

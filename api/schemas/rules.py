@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import Field, StrictBool, create_model
+from pydantic import BaseModel, Field, StrictBool, create_model
 
 from api.schemas.calendars import RuleCalendars
-from api.schemas.common import Input, Instant, TimeZone
+from api.schemas.common import Input, Instant, Public, TimeZone, public_copy
 from api.schemas.labels import Labels
 from api.schemas.preview import Schedule
 from engine.domain.records import MisfirePolicy, OverlapPolicy
@@ -97,13 +97,10 @@ else:
     RuleUpdate = create_model("RuleUpdate", __base__=Input, **_optional_copy())
 
 
-class RulePublic(RuleCreate):
-    """A stored rule, with the engine's view: version, next run and its schedule in English."""
-
-    model_config = {"extra": "ignore", "from_attributes": True}
+class _Stored(BaseModel):
+    """What the engine adds to a rule's definition."""
 
     id: str
-    timezone: str
     version: int = Field(
         description="Bumped on every change; send it back in If-Match (a pause or a resume "
         "leaves an If-Match current)."
@@ -113,6 +110,21 @@ class RulePublic(RuleCreate):
     next_run_at: datetime | None = Field(description="Null when paused or finished.")
     schedule_text: str = Field(description="The schedule in plain English.")
     last_outcome: str | None
+
+
+if TYPE_CHECKING:
+
+    class RulePublic(Public):
+        """RuleCreate's fields and _Stored's (built at run time by `public_copy`)."""
+
+else:
+    RulePublic = public_copy(
+        "RulePublic",
+        "A stored rule, with the engine's view: version, next run and its schedule in English.",
+        RuleCreate,
+        _Stored,
+        timezone=(str, ...),
+    )
 
 
 def zoned(values: dict[str, Any], default_timezone: str) -> dict[str, Any]:
