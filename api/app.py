@@ -55,6 +55,34 @@ if TYPE_CHECKING:
     from api.serving.engine_link import EngineLink
     from engine.service import EngineService
 
+#: The routes a tenant's API key reaches, in the order they are matched.
+TENANT_SCOPED = (
+    preview,
+    test_run,
+    rule_bulk,
+    rules,
+    rule_puts,
+    rule_runs,
+    rule_insight,
+    rule_versions,
+    actions,
+    runs,
+    events,
+    data,
+    secrets,
+    http_allowlist,
+    capabilities,
+    calendars,
+    notifications,
+    webhooks,
+    tenant,
+    keys,
+    audit,
+)
+#: The routes the operator token reaches.
+OPERATOR_SCOPED = (admin, capability_grants)
+#: Every router, the unauthenticated operations (health, metrics) first.
+ROUTERS = (operations, *TENANT_SCOPED, *OPERATOR_SCOPED)
 #: Errors any tenant-scoped route may answer (each route's input errors come on top).
 TENANT_ERRORS = problem_docs(401, 403, 404, 409, 412, 413, 422, 429, 503)
 OPERATOR_ERRORS = problem_docs(401, 404, 409, 413, 422, 429, 503)
@@ -92,34 +120,14 @@ def create_app(
     )
     problems.install(app)
     app.include_router(operations.router)
-    tenant_scoped = (
-        preview,
-        test_run,
-        rule_bulk,
-        rules,
-        rule_puts,
-        rule_runs,
-        rule_insight,
-        rule_versions,
-        actions,
-        runs,
-        events,
-        data,
-        secrets,
-        http_allowlist,
-        capabilities,
-        calendars,
-        notifications,
-    )
-    for module in (*tenant_scoped, webhooks, tenant, keys, audit):
+    for module in TENANT_SCOPED:
         app.include_router(module.router, responses=TENANT_ERRORS)
-    app.include_router(admin.router, responses=OPERATOR_ERRORS)
-    app.include_router(capability_grants.router, responses=OPERATOR_ERRORS)
-    routers = (operations, *tenant_scoped, webhooks, tenant, keys, audit, admin, capability_grants)
+    for module in OPERATOR_SCOPED:
+        app.include_router(module.router, responses=OPERATOR_ERRORS)
     # FastAPI keeps included routers nested; a flat list names routes in 405s and metrics.
     app.state.route_shapes = [
         RouteShape(route.path, route.path_regex, frozenset(route.methods or ()))
-        for module in routers
+        for module in ROUTERS
         for route in module.router.routes
         if isinstance(route, APIRoute)
     ]

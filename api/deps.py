@@ -47,11 +47,11 @@ _operator = HTTPBearer(
 Credentials = HTTPAuthorizationCredentials | None
 
 
-def _db(request: Request) -> AsyncEngine:
+async def _db(request: Request) -> AsyncEngine:
     return request.app.state.db  # type: ignore[no-any-return]
 
 
-def _settings(request: Request) -> Settings:
+async def _settings(request: Request) -> Settings:
     return request.app.state.settings  # type: ignore[no-any-return]
 
 
@@ -59,11 +59,11 @@ def _throttle(request: Request) -> AuthThrottle:
     return request.app.state.auth_throttle  # type: ignore[no-any-return]
 
 
-def _secret_box(request: Request) -> SecretBox:
+async def _secret_box(request: Request) -> SecretBox:
     return request.app.state.secret_box  # type: ignore[no-any-return]
 
 
-def _engine(request: Request) -> EngineService:
+async def _engine(request: Request) -> EngineService:
     service = request.app.state.engine
     if service is None:
         raise EngineUnavailable()

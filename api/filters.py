@@ -23,7 +23,7 @@ Selector = Annotated[str, StringConstraints(pattern=SELECTOR_PATTERN, max_length
 LabelQuery = Annotated[list[Selector], Query(max_length=MAX_SELECTORS, description=_SELECTOR)]
 
 
-def rule_filter(
+async def rule_filter(
     label: LabelQuery = [],  # noqa: B006 - FastAPI copies a list default per request
     state: Annotated[RuleState | None, Query(description="Active or paused rules.")] = None,
     enabled: Annotated[
@@ -53,7 +53,7 @@ def rule_filter(
     )
 
 
-def rule_labels(
+async def rule_labels(
     rule_label: Annotated[
         list[Selector],
         Query(

@@ -40,7 +40,7 @@ class PageParams(BaseModel):
     cursor: str | None
 
 
-def page_params(
+async def page_params(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Items per page.")] = DEFAULT_LIMIT,
     cursor: Annotated[
         str | None,

@@ -5,9 +5,9 @@ Each API process answering with buckets of its own would let a tenant make N tim
 request quota, and a guesser fail N times as often, with N API processes (a client reaches
 another process with each new connection). A small local file is the one place they all see
 without a round trip to another process or a write to the shared database: one short
-immediate transaction per token taken (a check for a token is a plain read), on a file that is never synced (it holds nothing that must
-survive the `serve` that made it). The arithmetic is `api.ratelimit`'s, so a shared bucket
-answers exactly as one in memory would.
+immediate transaction per token taken (a check for a token is a plain read), on a file that
+is never synced (it holds nothing that must survive the `serve` that made it). The arithmetic
+is `api.ratelimit`'s, so a shared bucket answers exactly as one in memory would.
 
 The file is bounded: a bucket untouched for a minute is full again (it refills a minute's
 allowance in a minute), so it is the same as an absent one and is deleted now and then.

@@ -23,7 +23,7 @@ KIND_PATTERN = r"^[a-z][a-z-]{0,31}$"
 ACTOR_PATTERN = r"^(operator|k_[0-9a-z]{1,37})$"
 
 
-def audit_filter(
+async def audit_filter(
     object_kind: Annotated[
         str | None, Query(max_length=32, pattern=KIND_PATTERN, description="e.g. `rule`.")
     ] = None,
