@@ -98,7 +98,7 @@ class WorkerPool:
         loop.add_reader(ours.fileno(), self._on_readable)
         self._request(self._size)
         try:
-            self.layers = await asyncio.wait_for(asyncio.shield(self._started), 60)
+            await asyncio.wait_for(asyncio.shield(self._started), 60)
         except TimeoutError:
             await self.stop()
             raise SandboxError("the sandbox's zygote did not start within 60 s") from None
@@ -119,7 +119,7 @@ class WorkerPool:
     async def _fresh(self) -> WorkerHandle:
         if self._on_demand and self._process is None and not self.is_stopping:
             async with self._start_lock:
-                if self._process is None:
+                if self._process is None and not self.is_stopping:
                     await self.start()
         while True:
             if self._control is None:
@@ -193,17 +193,26 @@ class WorkerPool:
             future = self._exits.get(message["exit"])
             if future is not None and not future.done():
                 future.set_result(message)
-        elif "layers" in message and self._started and not self._started.done():
-            self._started.set_result(message["layers"])
+        elif "layers" in message:  # kept even if the start that waited for it was cancelled
+            self.layers = message["layers"]
+            if self._started and not self._started.done():
+                self._started.set_result(self.layers)
         for fd in fds if "pid" not in message else ():
             os.close(fd)
 
     def _on_zygote_lost(self) -> None:
         if self._control is not None:
             asyncio.get_running_loop().remove_reader(self._control.fileno())
-        self._ready.put_nowait(WorkerHandle(-1, socket.socket(), -1))
+        self._end_waits("the sandbox's zygote exited at start")
+
+    def _end_waits(self, why: str) -> None:
+        """Wake what waits on the zygote, which will not answer: a run waiting for a worker
+        (it finds the dead-zygote mark) and a start waiting for its report (`why`)."""
+        unused = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        unused.close()  # the mark's socket: nothing is behind it, and nothing leaks
+        self._ready.put_nowait(WorkerHandle(-1, unused, -1))
         if self._started and not self._started.done():
-            self._started.set_exception(SandboxError("the sandbox's zygote exited at start"))
+            self._started.set_exception(SandboxError(why))
 
     async def stop(self) -> None:
         """Stop the zygote, which kills every worker (runs in progress end as `killed`)."""
@@ -216,6 +225,7 @@ class WorkerPool:
             self._control = None
         while not self._ready.empty():
             self._ready.get_nowait().close()
+        self._end_waits("the sandbox stopped while its zygote started")
         if self._process is not None:
             try:
                 await asyncio.to_thread(self._process.wait, 10)

@@ -8,6 +8,8 @@ from typing import Any
 
 import psutil
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sandbox import Limits, OutcomeStatus, Sandbox, SandboxConfig, SandboxError
 from sandbox.memory_host import MemoryHost
@@ -73,9 +75,7 @@ async def test_an_on_demand_sandbox_starts_its_zygote_at_the_first_run_and_only_
         together = [runtime.run(script, context, Limits(), MemoryHost()) for _ in range(3)]
         outcomes = await asyncio.gather(*together)
         assert [o.result for o in outcomes] == [10, 10, 10]
-        zygotes = [
-            p.pid for p in psutil.Process().children() if "sandbox.zygote" in p.cmdline()
-        ]
+        zygotes = [p.pid for p in psutil.Process().children() if "sandbox.zygote" in p.cmdline()]
         zygote = box.zygote_pid
         assert zygotes == [zygote], "three runs at once started more than one zygote"
         again = await runtime.run(script, context, Limits(), MemoryHost())
@@ -88,3 +88,67 @@ async def test_an_on_demand_sandbox_never_used_stops_cleanly() -> None:
     async with Sandbox(config) as box:
         assert box.worker_counts().started == 0
     assert box.zygote_pid is None
+
+
+def _zygotes() -> list[int]:
+    """This process's live sandbox zygotes."""
+    return [
+        p.pid
+        for p in psutil.Process().children()
+        if p.status() != psutil.STATUS_ZOMBIE and "sandbox.zygote" in " ".join(p.cmdline())
+    ]
+
+
+async def _race(
+    context: Any, delays: list[float], cancelled: set[int], stop_after: float | None
+) -> None:
+    config = SandboxConfig(max_workers=1, runtimes=("python",), on_demand=True)
+    script = "def main(ctx):\n    return ctx.params['threshold']\n"
+    seen: set[int] = set()
+
+    async def one(delay: float) -> Any:
+        await asyncio.sleep(delay)
+        outcome = await box.runtime("python").run(script, context, Limits(), MemoryHost())
+        seen.add(box.zygote_pid or -1)
+        return outcome
+
+    async with Sandbox(config) as box:
+        tasks = [asyncio.create_task(one(d)) for d in delays]
+        for i in cancelled & set(range(len(tasks))):
+            asyncio.get_running_loop().call_later(delays[i] / 2, tasks[i].cancel)
+        if stop_after is None:
+            ends = await asyncio.gather(*tasks, return_exceptions=True)
+        else:
+            await asyncio.sleep(stop_after)
+    if stop_after is not None:
+        async with asyncio.timeout(20):  # a stop must not leave a start waiting for a zygote
+            ends = await asyncio.gather(*tasks, return_exceptions=True)
+    for i, end in enumerate(ends):
+        if isinstance(end, asyncio.CancelledError):
+            assert i in cancelled
+        elif isinstance(end, SandboxError):
+            assert stop_after is not None, end
+        else:
+            assert not isinstance(end, BaseException), end
+            assert end.status is OutcomeStatus.OK or (
+                stop_after is not None and end.status is OutcomeStatus.KILLED
+            ), end
+    assert len(seen - {-1}) <= 1, f"runs used several zygotes: {seen}"
+    assert _zygotes() == [], "a zygote outlived its sandbox"
+
+
+@settings(
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    delays=st.lists(st.floats(0, 0.03), min_size=2, max_size=5),
+    cancelled=st.sets(st.integers(0, 4), max_size=2),
+    stop_after=st.none() | st.floats(0, 0.05),
+)
+def test_on_demand_start_under_racing_runs_cancels_and_a_stop(
+    context: Any, delays: list[float], cancelled: set[int], stop_after: float | None
+) -> None:
+    """Runs arriving at random moments, some cancelled while the zygote starts, and the
+    sandbox sometimes stopped in the middle: one zygote at most, none left after the stop,
+    and no run waits on a start that the stop ended."""
+    asyncio.run(_race(context, delays, cancelled, stop_after))
