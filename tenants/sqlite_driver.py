@@ -32,15 +32,25 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
 )
 from sqlalchemy.util.concurrency import await_
 
+from tenants.sqlite_turn import WriterTurn, opens_a_write
+
 #: (description, rows, rowcount, lastrowid) of one executed statement.
 _Executed = tuple[Any, list[Any], int, int | None]
 
 
 def _execute(
-    connection: sqlite3.Connection, operation: str, parameters: Any, many: bool
+    connection: sqlite3.Connection,
+    operation: str,
+    parameters: Any,
+    many: bool,
+    turn: WriterTurn | None,
 ) -> _Executed:
-    """On the connection's thread: run one statement to completion. Rows are fetched before
-    rowcount is read: for a statement with RETURNING, sqlite3 counts rows as they are read."""
+    """On the connection's thread: run one statement to completion, first waiting for the
+    writer's turn if it opens a write transaction (`tenants.sqlite_turn`). Rows are fetched
+    before rowcount is read: for a statement with RETURNING, sqlite3 counts rows as they are
+    read."""
+    if turn is not None and not connection.in_transaction and opens_a_write(operation):
+        turn.take()
     cursor = connection.cursor()
     try:
         if many:
@@ -88,8 +98,9 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _run(self, operation: str, parameters: Any, many: bool) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        turn = self._adapt_connection._turn  # type: ignore[attr-defined]
         executed = await connection._execute(
-            _execute, connection._conn, operation, parameters, many
+            _execute, connection._conn, operation, parameters, many, turn
         )
         self._description, rows, self._rowcount, self._lastrowid = executed
         self._rows = deque(rows)
@@ -108,9 +119,15 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ()
+    __slots__ = ("_turn",)
 
     _cursor_cls: type[AsyncAdapt_aiosqlite_cursor] = _OneCrossingCursor
+
+    def __init__(self, dbapi: Any, connection: Any, turn: WriterTurn | None) -> None:
+        super().__init__(dbapi, connection)
+        #: Taken on the connection's thread when a statement opens a write transaction,
+        #: given back here when it ends.
+        self._turn = turn
 
     def _in_transaction(self) -> bool:
         """Read on the loop's thread while the connection's thread is idle (statements of one
@@ -119,12 +136,40 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         return connection is not None and connection.in_transaction
 
     def rollback(self) -> None:
-        if self._in_transaction():
-            super().rollback()
+        try:
+            if self._in_transaction():
+                super().rollback()
+        finally:
+            self._give_back()
 
     def commit(self) -> None:
-        if self._in_transaction():
-            super().commit()
+        try:
+            if self._in_transaction():
+                super().commit()
+        finally:
+            self._give_back()
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._drop_turn()
+
+    def terminate(self) -> None:
+        """An invalidated connection (its transaction cut short) lets go of its turn too."""
+        try:
+            super().terminate()
+        finally:
+            self._drop_turn()
+
+    def _drop_turn(self) -> None:
+        if self._turn is not None:
+            self._turn.close()
+            self._turn = None
+
+    def _give_back(self) -> None:
+        if self._turn is not None:
+            self._turn.give_back()
 
 
 class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
@@ -138,4 +183,6 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
         # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps.
         connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
-        return _OneCrossingConnection(self, await_(connection))
+        database = str(arg[0] if arg else kw.get("database", ""))
+        turn = None if kw.get("uri") else WriterTurn.beside(database, kw.get("timeout", 5.0))
+        return _OneCrossingConnection(self, await_(connection), turn)
