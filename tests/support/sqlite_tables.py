@@ -6,10 +6,19 @@ import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from sqlalchemy import MetaData
+from sqlalchemy import Column, Integer, MetaData, String, Table
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tenants.db import create_engine
+
+#: A table of named items, for tests of the SQLite driver itself.
+items_metadata = MetaData()
+items = Table(
+    "items",
+    items_metadata,
+    Column("id", Integer, primary_key=True),
+    Column("name", String, nullable=False),
+)
 
 
 @contextlib.asynccontextmanager

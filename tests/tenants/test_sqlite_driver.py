@@ -9,22 +9,14 @@ from pathlib import Path
 
 import aiosqlite.core
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, insert, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
-from support.sqlite_tables import sqlite_with
-
-metadata = MetaData()
-items = Table(
-    "items",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("name", String, nullable=False),
-)
+from support.sqlite_tables import items, items_metadata, sqlite_with
 
 
 @pytest.fixture
 async def engine(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    async with sqlite_with(metadata, tmp_path / "driver.db") as engine:
+    async with sqlite_with(items_metadata, tmp_path / "driver.db") as engine:
         yield engine
 
 

@@ -14,20 +14,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, String, Table, func, insert, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine
-from support.sqlite_tables import sqlite_with
+from support.sqlite_tables import items, items_metadata, sqlite_with
 
 from tenants.sqlite_turn import SUFFIX
-
-metadata = MetaData()
-items = Table(
-    "items",
-    metadata,
-    Column("id", Integer, primary_key=True),
-    Column("name", String, nullable=False),
-)
 
 
 @pytest.fixture
@@ -37,7 +29,7 @@ def path(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def engine(path: Path) -> AsyncIterator[AsyncEngine]:
-    async with sqlite_with(metadata, path) as engine:
+    async with sqlite_with(items_metadata, path) as engine:
         yield engine
 
 
