@@ -32,25 +32,15 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
 )
 from sqlalchemy.util.concurrency import await_
 
-from tenants.sqlite_turn import WriterTurn, opens_a_write
-
 #: (description, rows, rowcount, lastrowid) of one executed statement.
 _Executed = tuple[Any, list[Any], int, int | None]
 
 
 def _execute(
-    connection: sqlite3.Connection,
-    operation: str,
-    parameters: Any,
-    many: bool,
-    turn: WriterTurn | None,
+    connection: sqlite3.Connection, operation: str, parameters: Any, many: bool
 ) -> _Executed:
-    """On the connection's thread: run one statement to completion, first waiting for the
-    writer's turn if it opens a write transaction (`tenants.sqlite_turn`). Rows are fetched
-    before rowcount is read: for a statement with RETURNING, sqlite3 counts rows as they are
-    read."""
-    if turn is not None and not connection.in_transaction and opens_a_write(operation):
-        turn.take()
+    """On the connection's thread: run one statement to completion. Rows are fetched before
+    rowcount is read: for a statement with RETURNING, sqlite3 counts rows as they are read."""
     cursor = connection.cursor()
     try:
         if many:
@@ -98,9 +88,8 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _run(self, operation: str, parameters: Any, many: bool) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
-        turn = self._adapt_connection._turn  # type: ignore[attr-defined]
         executed = await connection._execute(
-            _execute, connection._conn, operation, parameters, many, turn
+            _execute, connection._conn, operation, parameters, many
         )
         self._description, rows, self._rowcount, self._lastrowid = executed
         self._rows = deque(rows)
@@ -119,15 +108,9 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ("_turn",)
+    __slots__ = ()
 
     _cursor_cls: type[AsyncAdapt_aiosqlite_cursor] = _OneCrossingCursor
-
-    def __init__(self, dbapi: Any, connection: Any, turn: WriterTurn | None) -> None:
-        super().__init__(dbapi, connection)
-        #: Taken on the connection's thread when a statement opens a write transaction,
-        #: given back here when it ends.
-        self._turn = turn
 
     def _in_transaction(self) -> bool:
         """Read on the loop's thread while the connection's thread is idle (statements of one
@@ -136,40 +119,12 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         return connection is not None and connection.in_transaction
 
     def rollback(self) -> None:
-        try:
-            if self._in_transaction():
-                super().rollback()
-        finally:
-            self._give_back()
+        if self._in_transaction():
+            super().rollback()
 
     def commit(self) -> None:
-        try:
-            if self._in_transaction():
-                super().commit()
-        finally:
-            self._give_back()
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._drop_turn()
-
-    def terminate(self) -> None:
-        """An invalidated connection (its transaction cut short) lets go of its turn too."""
-        try:
-            super().terminate()
-        finally:
-            self._drop_turn()
-
-    def _drop_turn(self) -> None:
-        if self._turn is not None:
-            self._turn.close()
-            self._turn = None
-
-    def _give_back(self) -> None:
-        if self._turn is not None:
-            self._turn.give_back()
+        if self._in_transaction():
+            super().commit()
 
 
 class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
@@ -183,6 +138,4 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
         # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps.
         connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
-        database = str(arg[0] if arg else kw.get("database", ""))
-        turn = None if kw.get("uri") else WriterTurn.beside(database, kw.get("timeout", 5.0))
-        return _OneCrossingConnection(self, await_(connection), turn)
+        return _OneCrossingConnection(self, await_(connection))

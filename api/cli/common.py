@@ -28,7 +28,6 @@ from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path
 from tenants.errors import CadenzaDataError
 from tenants.secret_box import SecretBox
-from tenants.sqlite_turn import SUFFIX
 
 if TYPE_CHECKING:
     from engine.service import EngineService
@@ -116,7 +115,7 @@ def _sqlite_files(url: str) -> list[Path]:
     if not is_sqlite(parsed):
         return []
     path = sqlite_path(parsed)
-    return [path, *(path.with_name(path.name + end) for end in ("-wal", "-shm", SUFFIX))]
+    return [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
 
 
 async def open_migrated(url: str) -> AsyncEngine:
