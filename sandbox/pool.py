@@ -213,6 +213,7 @@ class WorkerPool:
         self._ready.put_nowait(WorkerHandle(-1, unused, -1))
         if self._started and not self._started.done():
             self._started.set_exception(SandboxError(why))
+            self._started.exception()  # read: a start that gave up waiting leaves no warning
 
     async def stop(self) -> None:
         """Stop the zygote, which kills every worker (runs in progress end as `killed`)."""
