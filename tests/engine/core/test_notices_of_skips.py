@@ -108,7 +108,7 @@ async def test_one_notice_per_route_for_every_skip_expiry_and_missed_occurrence(
         await service.submit_action(
             tenant_id, run_at=START + MINUTE, code=OK, expires_at=START + 2 * MINUTE
         )
-    routes = {
+    routes: dict[int, tuple[frozenset[NotificationEvent], str | None]] = {
         await _route(service, tenant_id, events, None): (events, None) for events in tenant_routes
     }
     if first_rule_route:
