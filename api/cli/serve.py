@@ -66,8 +66,8 @@ def serve(
     if issued is not None:
         click.echo(f"created tenant 'demo'; its admin API key (shown once): {issued.secret}")
     listener = uvicorn_config(settings, None).bind_socket()
-    with tempfile.TemporaryDirectory(prefix="cadenza-serve-") as run_dir:
-        supervisor = Supervisor(Layout(settings, Path(run_dir), demo=issued))
+    run_dir = tempfile.TemporaryDirectory(prefix="cadenza-serve-")
+    with run_dir, Supervisor(Layout(settings, Path(run_dir.name), demo=issued)) as supervisor:
         started = supervisor.start(listener)
         if started is not None:
             click.echo(_banner(settings, listener, started.public_metrics_port))

@@ -17,7 +17,7 @@ import os
 import signal
 import socket
 import time
-from multiprocessing.connection import wait
+from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
 from api.serving.api_process import run_api
@@ -67,8 +67,7 @@ class Supervisor:
         ready = wait([report, engine.sentinel, self._signal_r])
         if self._signal_r in ready:
             self._on_signal()
-        elif report.poll():
-            started: EngineStarted = report.recv()
+        elif (started := _report_of(report)) is not None:
             log.info("engine process started (pid %s)", engine.pid)
             return started
         else:
@@ -142,6 +141,17 @@ class Supervisor:
         deadline = self._stopping_since + self.layout.settings.stop_grace_s + KILL_AFTER_S
         return max(0.0, deadline - time.monotonic())
 
+    def __enter__(self) -> Supervisor:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Should the supervisor itself fail, no child outlives it: multiprocessing would
+        otherwise wait at exit for API processes that nobody asked to stop."""
+        for process in self.children.values():
+            if process.exitcode is None:
+                process.kill()
+                process.join()
+
     def _kill_the_rest(self) -> None:
         for role, process in self.children.items():
             if process.exitcode is None:
@@ -149,6 +159,16 @@ class Supervisor:
                 process.kill()
                 process.join()
         self._exit_code = EXIT_CHILD_DIED
+
+
+def _report_of(report: Connection) -> EngineStarted | None:
+    """The engine's report, or None if it ended before sending one (the pipe then reads as
+    ended, not empty)."""
+    try:
+        started: EngineStarted = report.recv()
+    except EOFError:
+        return None
+    return started
 
 
 def _how_it_ended(exitcode: int) -> str:

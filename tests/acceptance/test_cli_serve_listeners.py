@@ -1,15 +1,19 @@
 """`cadenza serve --port 0` names the port it bound in its banner, and `--metrics-address`
 serves /metrics to the operator's scraper on a listener of its own, without a token, while
-the API port keeps /metrics closed to anyone without the operator token."""
+the API port keeps /metrics closed to anyone without the operator token. An engine process that
+cannot start (its metrics address is taken) takes `serve` down with its reason, leaving no
+API process behind."""
 
 from __future__ import annotations
 
 import re
+import socket
 import subprocess
 import time
 from pathlib import Path
 
 import httpx
+import psutil
 from support.processes import CADENZA, cli_env
 
 BANNER = re.compile(r"on http://127\.0\.0\.1:(\d+)/ .*metrics at http://127\.0\.0\.1:(\d+)/metrics")
@@ -41,3 +45,20 @@ def test_port_zero_banner_names_the_bound_ports_and_metrics_listen_apart(tmp_pat
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_an_engine_that_cannot_start_takes_serve_down_with_its_reason(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cadenza.db'}"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        address = "{}:{}".format(*taken.getsockname())
+        args = ["serve", "--db", url, "--port", "0", "--metrics-address", address, "--no-demo"]
+        done = subprocess.run(
+            [CADENZA, *args], capture_output=True, text=True, env=cli_env(), timeout=90
+        )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"cannot serve metrics on {address}" in done.stderr
+    assert "engine process started" not in done.stderr
+    left = [p.pid for p in psutil.process_iter(["cmdline"]) if url in (p.info["cmdline"] or [])]
+    assert left == []
