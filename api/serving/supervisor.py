@@ -42,6 +42,8 @@ class Supervisor:
         self.layout = layout
         layout.api_metrics_dir.mkdir(exist_ok=True)
         self.children: dict[str, BaseProcess] = {}
+        #: The children whose end `_notice_deaths` has read.
+        self._ended: set[str] = set()
         self.signals = 0
         self._stopping_since: float | None = None
         self._exit_code = EXIT_OK
@@ -85,10 +87,10 @@ class Supervisor:
             log.info("API process %s started (pid %s)", number, process.pid)
 
     def run(self) -> int:
-        """Wait until every child has exited; the exit code for `serve`."""
-        while alive := [p for p in self.children.values() if p.exitcode is None]:
+        """Wait until the end of every child has been noticed; the exit code for `serve`."""
+        while waiting := [p for role, p in self.children.items() if role not in self._ended]:
             timeout_s = self._time_left_s()
-            ready = wait([*(p.sentinel for p in alive), self._signal_r], timeout_s)
+            ready = wait([*(p.sentinel for p in waiting), self._signal_r], timeout_s)
             if self._signal_r in ready:
                 self._on_signal()
             elif not ready and timeout_s is not None:
@@ -108,17 +110,23 @@ class Supervisor:
             self._signal_all()
 
     def _notice_deaths(self) -> None:
+        """A child leaves the wait only here, once its exit code is read. Its sentinel reads
+        as ended a moment before the exit code can be read (the kernel closes a dying
+        process's files before it becomes a zombie), so a wait over the children whose exit
+        code is still unknown could drop a death that no one has logged."""
         for role, process in self.children.items():
-            if process.exitcode is None or self._stopping_since is not None:
+            if role in self._ended or process.exitcode is None:
                 continue
-            log.error(
-                "the %s (pid %s) %s; stopping `cadenza serve` (a process manager restarts it)",
-                role,
-                process.pid,
-                _how_it_ended(process.exitcode),
-            )
-            self._exit_code = EXIT_CHILD_DIED
-            self._stop()
+            self._ended.add(role)
+            if self._stopping_since is None:
+                log.error(
+                    "the %s (pid %s) %s; stopping `cadenza serve` (a process manager restarts it)",
+                    role,
+                    process.pid,
+                    _how_it_ended(process.exitcode),
+                )
+                self._exit_code = EXIT_CHILD_DIED
+                self._stop()
         self._note_unclean_exits()
 
     def _note_unclean_exits(self) -> None:

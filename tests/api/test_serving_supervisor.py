@@ -1,0 +1,83 @@
+"""`serve`'s supervisor notices a child's end however late its exit code can be read.
+
+A process killed with SIGKILL closes its files (its sentinel then reads as ended) a moment
+before it becomes a zombie whose exit code `waitpid` can read. A supervisor that waited only on
+the children whose exit code was still unknown once dropped such a death unlogged, and `serve`
+went on serving without its engine (seen about once in a hundred kills on a loaded machine).
+Here the dying child is a stand-in whose exit code reads as unknown for its first reads; the
+API process beside it is a real forked process that ends on SIGTERM."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.serving.layout import Layout
+from api.serving.supervisor import EXIT_CHILD_DIED, Supervisor
+from api.settings import Settings
+
+
+class _EndedLate:
+    """A child that has ended, whose exit code reads as unknown `late` times first."""
+
+    def __init__(self, late: int, pid: int) -> None:
+        self.pid = pid
+        self._late = late
+        reading, writing = os.pipe()
+        os.close(writing)
+        self.sentinel = reading
+
+    @property
+    def exitcode(self) -> int | None:
+        if self._late > 0:
+            self._late -= 1
+            return None
+        return -signal.SIGKILL
+
+
+@pytest.fixture
+def stop_handlers_restored() -> Iterator[None]:
+    """The supervisor installs its own SIGTERM and SIGINT handlers; pytest gets its back."""
+    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    yield
+    for signum, handler in kept.items():
+        signal.signal(signum, handler)
+
+
+@pytest.mark.parametrize("late", [0, 1, 2, 5])
+@pytest.mark.usefixtures("stop_handlers_restored")
+def test_a_death_read_late_is_logged_and_stops_serve(
+    tmp_path: Path, late: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Forked before the supervisor installs its handlers, so that SIGTERM ends it.
+    api = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    api.start()
+    # A process that may receive the supervisor's SIGTERM in the stand-in's name.
+    stand_in_pid = subprocess.Popen(["sleep", "60"])
+    settings = Settings(database_url=f"sqlite:///{tmp_path / 'unused.db'}", stop_grace_s=1)
+    supervisor = Supervisor(Layout(settings, tmp_path))
+    supervisor.children["engine process"] = _EndedLate(late, stand_in_pid.pid)  # type: ignore[assignment]
+    supervisor.children["API process 1"] = api
+    codes: list[int] = []
+    waiter = threading.Thread(target=lambda: codes.append(supervisor.run()), daemon=True)
+    try:
+        with caplog.at_level(logging.INFO, "cadenza.serve"):
+            waiter.start()
+            waiter.join(timeout=30)
+        assert codes == [EXIT_CHILD_DIED], "the supervisor kept waiting after its engine died"
+        assert f"the engine process (pid {stand_in_pid.pid}) was killed by SIGKILL" in caplog.text
+        assert api.exitcode == -signal.SIGTERM  # stopped by the supervisor, not left running
+    finally:
+        api.kill()
+        api.join()
+        stand_in_pid.kill()
+        stand_in_pid.wait()
