@@ -27,6 +27,8 @@ from api.serving.layout import EngineStarted, Layout
 log = logging.getLogger("cadenza.serve")
 #: After the drain's grace, how long a child may take to exit before it is killed.
 KILL_AFTER_S = 15.0
+#: How long an engine that has closed its files may take to become a readable exit code.
+ENDING_S = 5.0
 EXIT_OK = 0
 EXIT_CHILD_DIED = 1
 EXIT_ENGINE_DID_NOT_START = 2
@@ -48,8 +50,10 @@ class Supervisor:
         self._stopping_since: float | None = None
         self._exit_code = EXIT_OK
         self._signal_r, self._signal_w = os.pipe()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(signum, self._received)
+        self._handlers_before = {
+            signum: signal.signal(signum, self._received)
+            for signum in (signal.SIGTERM, signal.SIGINT)
+        }
 
     def _received(self, signum: int, frame: object) -> None:
         os.write(self._signal_w, b"!")
@@ -73,6 +77,9 @@ class Supervisor:
             log.info("engine process started (pid %s)", engine.pid)
             return started
         else:
+            engine.join(ENDING_S)  # it has closed its files: its exit code comes at once
+            ended = "ended" if engine.exitcode is None else _how_it_ended(engine.exitcode)
+            log.error("the engine process (pid %s) %s before it started", engine.pid, ended)
             self._exit_code = EXIT_ENGINE_DID_NOT_START
             self._stop()
         return None
@@ -154,11 +161,16 @@ class Supervisor:
 
     def __exit__(self, *exc_info: object) -> None:
         """Should the supervisor itself fail, no child outlives it: multiprocessing would
-        otherwise wait at exit for API processes that nobody asked to stop."""
+        otherwise wait at exit for API processes that nobody asked to stop. The stop signals'
+        handlers before it come back, and its wake-up pipe is closed."""
         for process in self.children.values():
             if process.exitcode is None:
                 process.kill()
                 process.join()
+        for signum, handler in self._handlers_before.items():
+            signal.signal(signum, handler)
+        os.close(self._signal_r)
+        os.close(self._signal_w)
 
     def _kill_the_rest(self) -> None:
         for role, process in self.children.items():
@@ -166,15 +178,18 @@ class Supervisor:
                 log.error("the %s (pid %s) did not stop in time; killing it", role, process.pid)
                 process.kill()
                 process.join()
-        self._exit_code = EXIT_CHILD_DIED
+        if self._exit_code == EXIT_OK:
+            self._exit_code = EXIT_CHILD_DIED
 
 
 def _report_of(report: Connection) -> EngineStarted | None:
-    """The engine's report, or None if it ended before sending one (the pipe then reads as
-    ended, not empty)."""
+    """The engine's report, or None if it ended before sending one whole (the pipe then
+    reads as ended, or holds a cut message)."""
+    if not report.poll():
+        return None
     try:
         started: EngineStarted = report.recv()
-    except EOFError:
+    except (EOFError, OSError):
         return None
     return started
 

@@ -60,5 +60,8 @@ def test_an_engine_that_cannot_start_takes_serve_down_with_its_reason(tmp_path: 
     assert done.returncode == 2, done.stdout + done.stderr
     assert f"cannot serve metrics on {address}" in done.stderr
     assert "engine process started" not in done.stderr
+    assert re.search(
+        r"the engine process \(pid \d+\) exited with code 2 before it started", done.stderr
+    )
     left = [p.pid for p in psutil.process_iter(["cmdline"]) if url in (p.info["cmdline"] or [])]
     assert left == []

@@ -16,7 +16,6 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +23,8 @@ import pytest
 from api.serving.layout import Layout
 from api.serving.supervisor import EXIT_CHILD_DIED, Supervisor
 from api.settings import Settings
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
 
 class _EndedLate:
@@ -44,40 +45,39 @@ class _EndedLate:
         return -signal.SIGKILL
 
 
-@pytest.fixture
-def stop_handlers_restored() -> Iterator[None]:
-    """The supervisor installs its own SIGTERM and SIGINT handlers; pytest gets its back."""
-    kept = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
-    yield
-    for signum, handler in kept.items():
-        signal.signal(signum, handler)
+def _api_process() -> None:
+    """An API process's stand-in: it ends on SIGTERM, whatever handler pytest had."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    time.sleep(60)
 
 
 @pytest.mark.parametrize("late", [0, 1, 2, 5])
-@pytest.mark.usefixtures("stop_handlers_restored")
 def test_a_death_read_late_is_logged_and_stops_serve(
     tmp_path: Path, late: int, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # Forked before the supervisor installs its handlers, so that SIGTERM ends it.
-    api = multiprocessing.get_context("fork").Process(target=time.sleep, args=(60,))
+    api = multiprocessing.get_context("fork").Process(target=_api_process)
     api.start()
     # A process that may receive the supervisor's SIGTERM in the stand-in's name.
-    stand_in_pid = subprocess.Popen(["sleep", "60"])
+    signalled = subprocess.Popen(["sleep", "60"])
+    engine = _EndedLate(late, signalled.pid)
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'unused.db'}", stop_grace_s=1)
-    supervisor = Supervisor(Layout(settings, tmp_path))
-    supervisor.children["engine process"] = _EndedLate(late, stand_in_pid.pid)  # type: ignore[assignment]
-    supervisor.children["API process 1"] = api
+    handlers_before = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
     codes: list[int] = []
-    waiter = threading.Thread(target=lambda: codes.append(supervisor.run()), daemon=True)
     try:
-        with caplog.at_level(logging.INFO, "cadenza.serve"):
-            waiter.start()
-            waiter.join(timeout=30)
+        with Supervisor(Layout(settings, tmp_path)) as supervisor:
+            supervisor.children["engine process"] = engine  # type: ignore[assignment]
+            supervisor.children["API process 1"] = api
+            waiter = threading.Thread(target=lambda: codes.append(supervisor.run()), daemon=True)
+            with caplog.at_level(logging.INFO, "cadenza.serve"):
+                waiter.start()
+                waiter.join(timeout=30)
         assert codes == [EXIT_CHILD_DIED], "the supervisor kept waiting after its engine died"
-        assert f"the engine process (pid {stand_in_pid.pid}) was killed by SIGKILL" in caplog.text
+        assert f"the engine process (pid {signalled.pid}) was killed by SIGKILL" in caplog.text
         assert api.exitcode == -signal.SIGTERM  # stopped by the supervisor, not left running
+        assert {signum: signal.getsignal(signum) for signum in STOP_SIGNALS} == handlers_before
     finally:
         api.kill()
         api.join()
-        stand_in_pid.kill()
-        stand_in_pid.wait()
+        signalled.kill()
+        signalled.wait()
+        os.close(engine.sentinel)

@@ -139,6 +139,10 @@ async def test_one_notice_per_route_for_every_skip_expiry_and_missed_occurrence(
                 ).where(notifications.c.tenant_id.in_([tenant_id, neighbour]))
             )
         ).all()
+    one_offs_expired = sum(
+        1 for rule_id, _, status, _ in ended if rule_id is None and status == ActionStatus.EXPIRED
+    )
+    assert one_offs_expired == (expiring if late_s > 60 else 0)  # past expires_at, not at it
     expected: Counter[tuple[Any, ...]] = Counter()
     for rule_id, scheduled_at, status, reason in ended:
         if status == ActionStatus.SKIPPED and reason not in POLICY_SKIPS:
