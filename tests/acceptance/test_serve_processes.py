@@ -4,7 +4,8 @@ longer than the test waits), `/metrics` on the API holds the engine's counters a
 process's requests, a tenant's request quota holds over all API processes, `/readyz` asks the
 engine, a saturated engine leaves the API answering,
 and an engine process killed with SIGKILL takes `serve` down with a message naming it, after
-which a restart runs what it had claimed."""
+which a restart runs what it had claimed; an API process killed so takes it down the same way,
+its engine stopped with it."""
 
 from __future__ import annotations
 
@@ -15,8 +16,10 @@ import subprocess
 import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx
+import psutil
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from support.api_servers import KINDS, new_database_url
@@ -180,3 +183,21 @@ def test_a_killed_engine_process_takes_serve_down_and_a_restart_runs_its_claims(
         until(lambda: re.search(died, "".join(server.lines)))
     with running_server(database_url, "--no-demo", env=SERVE_ENV) as restarted:
         until(lambda: _status(restarted, tenant["api_key"], action_id) == "succeeded", 90)
+
+
+@pytest.mark.timeout(240)
+def test_a_killed_api_process_takes_serve_down_and_stops_the_engine(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cadenza.db'}"
+    with running_server(url, "--no-demo", env=SERVE_ENV) as server:
+        found = until(
+            lambda: re.search(r"API process 1 started \(pid (\d+)\)", "".join(server.lines))
+        )
+        api_pid, engine_pid = int(found.group(1)), _engine_pid(server)
+        os.kill(api_pid, signal.SIGKILL)
+        try:
+            assert server.process.wait(timeout=90) == 1
+        except subprocess.TimeoutExpired:
+            raise AssertionError("".join(server.lines)) from None
+        died = rf"the API process 1 \(pid {api_pid}\) was killed by SIGKILL; stopping"
+        until(lambda: re.search(died, "".join(server.lines)))
+        assert not psutil.pid_exists(engine_pid), "the engine process outlived serve"
