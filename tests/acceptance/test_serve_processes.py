@@ -5,10 +5,11 @@ process's requests, a tenant's request quota holds over all API processes, `/rea
 engine, a saturated engine leaves the API answering,
 and an engine process killed with SIGKILL takes `serve` down with a message naming it, after
 which a restart runs what it had claimed; an API process killed so takes it down the same way,
-its engine stopped with it."""
+its engine stopped with it; and a supervisor killed so leaves no process of its own behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -201,3 +202,28 @@ def test_a_killed_api_process_takes_serve_down_and_stops_the_engine(tmp_path: Pa
         died = rf"the API process 1 \(pid {api_pid}\) was killed by SIGKILL; stopping"
         until(lambda: re.search(died, "".join(server.lines)))
         assert not psutil.pid_exists(engine_pid), "the engine process outlived serve"
+
+
+@pytest.mark.timeout(240)
+def test_a_killed_supervisor_leaves_no_process_behind(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cadenza.db'}"
+    with running_server(url, "--no-demo", env=SERVE_ENV) as server:
+        _engine_pid(server)  # the engine runs (and its sandbox's zygote with it)
+        descendants = psutil.Process(server.process.pid).children(recursive=True)
+        assert len(descendants) >= 3, descendants  # the engine and two API processes, at least
+        server.process.kill()
+        server.process.wait(timeout=30)
+        try:
+            until(lambda: not [p for p in descendants if _running(p)], 90)
+        finally:  # any left hold serve's output pipe, which the test closes next
+            for orphan in descendants:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    orphan.kill()
+
+
+def _running(process: psutil.Process) -> bool:
+    """Alive and not a zombie (an orphan's end is reaped by whatever init the machine has)."""
+    try:
+        return process.status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
