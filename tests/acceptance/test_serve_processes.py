@@ -175,13 +175,7 @@ def test_a_killed_engine_process_takes_serve_down_and_a_restart_runs_its_claims(
         tenant = create_tenant_over_api(server.base_url, BUSY_QUOTAS)
         action_id = _submit(server, tenant["api_key"], sleeping)
         until(lambda: _status(server, tenant["api_key"], action_id) == "running", 60)
-        os.kill(_engine_pid(server), signal.SIGKILL)
-        try:
-            assert server.process.wait(timeout=90) == 1
-        except subprocess.TimeoutExpired:
-            raise AssertionError("".join(server.lines)) from None
-        died = r"the engine process \(pid \d+\) was killed by SIGKILL; stopping"
-        until(lambda: re.search(died, "".join(server.lines)))
+        _kill_and_see_serve_go_down(server, _engine_pid(server), "engine process")
     with running_server(database_url, "--no-demo", env=SERVE_ENV) as restarted:
         until(lambda: _status(restarted, tenant["api_key"], action_id) == "succeeded", 90)
 
@@ -193,15 +187,20 @@ def test_a_killed_api_process_takes_serve_down_and_stops_the_engine(tmp_path: Pa
         found = until(
             lambda: re.search(r"API process 1 started \(pid (\d+)\)", "".join(server.lines))
         )
-        api_pid, engine_pid = int(found.group(1)), _engine_pid(server)
-        os.kill(api_pid, signal.SIGKILL)
-        try:
-            assert server.process.wait(timeout=90) == 1
-        except subprocess.TimeoutExpired:
-            raise AssertionError("".join(server.lines)) from None
-        died = rf"the API process 1 \(pid {api_pid}\) was killed by SIGKILL; stopping"
-        until(lambda: re.search(died, "".join(server.lines)))
+        engine_pid = _engine_pid(server)
+        _kill_and_see_serve_go_down(server, int(found.group(1)), "API process 1")
         assert not psutil.pid_exists(engine_pid), "the engine process outlived serve"
+
+
+def _kill_and_see_serve_go_down(server: Server, pid: int, role: str) -> None:
+    """SIGKILL one of serve's children: serve exits 1, with a line naming it and how it died."""
+    os.kill(pid, signal.SIGKILL)
+    try:
+        assert server.process.wait(timeout=90) == 1
+    except subprocess.TimeoutExpired:
+        raise AssertionError("".join(server.lines)) from None
+    died = rf"the {role} \(pid {pid}\) was killed by SIGKILL; stopping"
+    until(lambda: re.search(died, "".join(server.lines)))
 
 
 @pytest.mark.timeout(240)
