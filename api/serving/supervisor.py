@@ -146,9 +146,11 @@ class Supervisor:
         self._signal_all()
 
     def _signal_all(self) -> None:
-        for process in self.children.values():
-            if process.exitcode is None and process.pid is not None:
-                os.kill(process.pid, signal.SIGTERM)
+        for process in self._alive().values():
+            process.terminate()
+
+    def _alive(self) -> dict[str, BaseProcess]:
+        return {role: p for role, p in self.children.items() if p.exitcode is None}
 
     def _time_left_s(self) -> float | None:
         if self._stopping_since is None:
@@ -163,21 +165,19 @@ class Supervisor:
         """Should the supervisor itself fail, no child outlives it: multiprocessing would
         otherwise wait at exit for API processes that nobody asked to stop. The stop signals'
         handlers before it come back, and its wake-up pipe is closed."""
-        for process in self.children.values():
-            if process.exitcode is None:
-                process.kill()
-                process.join()
+        for process in self._alive().values():
+            process.kill()
+            process.join()
         for signum, handler in self._handlers_before.items():
             signal.signal(signum, handler)
         os.close(self._signal_r)
         os.close(self._signal_w)
 
     def _kill_the_rest(self) -> None:
-        for role, process in self.children.items():
-            if process.exitcode is None:
-                log.error("the %s (pid %s) did not stop in time; killing it", role, process.pid)
-                process.kill()
-                process.join()
+        for role, process in self._alive().items():
+            log.error("the %s (pid %s) did not stop in time; killing it", role, process.pid)
+            process.kill()
+            process.join()
         if self._exit_code == EXIT_OK:
             self._exit_code = EXIT_CHILD_DIED
 

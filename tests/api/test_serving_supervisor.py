@@ -44,6 +44,9 @@ class _EndedLate:
             return None
         return -signal.SIGKILL
 
+    def terminate(self) -> None:
+        os.kill(self.pid, signal.SIGTERM)
+
 
 def _api_process() -> None:
     """An API process's stand-in: it ends on SIGTERM, whatever handler pytest had."""
