@@ -3,7 +3,7 @@
 A process killed with SIGKILL closes its files (its sentinel then reads as ended) a moment
 before it becomes a zombie whose exit code `waitpid` can read. A supervisor that waited only on
 the children whose exit code was still unknown once dropped such a death unlogged, and `serve`
-went on serving without its engine (2 in about 60 kills, three at a time).
+went on serving without its engine (an intermittent failure of the killed-engine test).
 Here the dying child is a stand-in whose exit code reads as unknown for its first reads; the
 API process beside it is a real forked process that ends on SIGTERM."""
 
