@@ -20,6 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench import ours, peer
 from bench.context import Context
+from bench.cpu import CpuUse
 from bench.processes import Child
 from bench.results import Recorder
 from bench.workload import Workload, burst, trivial_code
@@ -43,6 +44,8 @@ class Case:
 
 #: Builds the cases from the calibrated rates (actions/s per runtime; infinite in quick mode).
 CaseFactory = Callable[[Mapping[str, float]], Sequence[Case]]
+#: Issue 20's figure: CPU of the worker's event loop thread per action drained.
+EVENT_LOOP_CPU = "event loop CPU per action"
 #: Actions in each runtime's calibration burst: enough that ramp-up and polling do not dominate.
 CALIBRATION_SIZE = 300
 
@@ -117,8 +120,20 @@ async def _run_ours(ctx: Context, node: _Node, case: Case, rec: Recorder, record
         if set(done.outcomes) != {"succeeded"}:
             notes.append(f"{case.label} {runtime}: outcomes {done.outcomes}")
         size = len(case.offsets_s)
-        record(rec, case.label, f"{peer.OURS} ({runtime})", done.lateness_ms, done.drain_s, size)
+        system = f"{peer.OURS} ({runtime})"
+        record(rec, case.label, system, done.lateness_ms, done.drain_s, size)
+        record_cpu(rec, case.label, system, done.cpu, size)
     return "; ".join(notes)
+
+
+def record_cpu(rec: Recorder, case: str, system: str, cpu: CpuUse, actions: int) -> None:
+    """CPU per action of one drain, where it went (`bench.cpu`): the peer has no such split."""
+    for metric, seconds in (
+        (EVENT_LOOP_CPU, cpu.event_loop_s),
+        ("other threads' CPU per action", cpu.other_threads_s),
+        ("sandbox CPU per action", cpu.sandbox_s),
+    ):
+        rec.add(case, system, metric, "ms", seconds * 1000 / actions)
 
 
 async def _run_peer(

@@ -18,6 +18,9 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 _TESTS_DIR = Path(__file__).resolve().parent.parent / "tests"
+#: On top of the test cluster's: per-statement counts, for the multinode scenario's statements
+#: per action (`bench.pg_activity`).
+SERVER_SETTINGS = {"shared_preload_libraries": "pg_stat_statements"}
 
 
 def _cluster_module() -> Any:
@@ -66,7 +69,7 @@ class Databases:
             if bin_dir is None:
                 self._pg_missing = "PostgreSQL server binaries (initdb, pg_ctl) not found"
                 return None
-            cluster = module.PostgresCluster(bin_dir)
+            cluster = module.PostgresCluster(bin_dir, SERVER_SETTINGS)
             cluster.start()
             self._stack.callback(cluster.stop)
             self._cluster = cluster

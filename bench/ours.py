@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bench.cpu import CpuUse, cpu_use
 from bench.processes import Child, start_cadenza, stop
 from bench.workload import Workload
 from engine.store import schema
@@ -27,7 +28,11 @@ from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs
 from tenants.connect import open_database
 from tenants.registry import create_tenant
+from tenants.secret_box import new_key
 
+#: The operator key of every node this suite run starts on PostgreSQL (which has no default
+#: key file): made once per run, it seals nothing the run keeps.
+OPERATOR_KEY = new_key()
 TERMINAL = ("succeeded", "failed", "skipped", "expired", "cancelled")
 WARMUP_TIMEOUT_S = 60.0
 POLL_S = 0.2
@@ -46,6 +51,8 @@ class Drained:
     lateness_ms: list[float]
     drain_s: float
     outcomes: dict[str, int]
+    #: What the workers' threads and sandboxes used from loading the workload to its end.
+    cpu: CpuUse = field(default_factory=CpuUse)
 
 
 async def prepare(url: str, tenant_count: int, label: str) -> tuple[AsyncEngine, list[str]]:
@@ -143,8 +150,10 @@ async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Draine
 async def running_worker(
     url: str, log_path: Path, settings: dict[str, str] | None = None
 ) -> AsyncIterator[Child]:
-    """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit."""
-    worker = start_cadenza(["worker", "--db", url], log_path, settings)
+    """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit.
+    On PostgreSQL it gets the suite's operator key (every node of a database needs the same)."""
+    keyed = {"CADENZA_SECRET_KEYS": OPERATOR_KEY} if "postgresql" in url else {}
+    worker = start_cadenza(["worker", "--db", url], log_path, keyed | (settings or {}))
     try:
         yield Child(worker, log_path)
     finally:
@@ -175,6 +184,8 @@ async def drain(
 ) -> Drained:
     """Insert the workload due `lead_s` from now, wait until every action finished, measure."""
     since_id = await last_action_id(db)
+    pids = [worker.process.pid for worker in workers]
+    cpu_before = cpu_use(pids)
     start_at = datetime.now(UTC) + timedelta(seconds=workload.lead_s)
     async with db.begin() as conn:
         await insert_actions(conn, action_rows(tenant_ids, workload, start_at))
@@ -182,7 +193,8 @@ async def drain(
         raise WorkerFailed(f"loading {workload.size} actions took longer than {workload.lead_s} s")
     timeout_s = workload.lead_s + workload.span_s + workload.size / 20 + 60
     await wait_finished(db, workers, since_id, workload.size, timeout_s)
-    return await _measure(db, since_id, start_at)
+    cpu = cpu_use(pids) - cpu_before
+    return replace(await _measure(db, since_id, start_at), cpu=cpu)
 
 
 async def duplicates(db: AsyncEngine, since_id: int) -> tuple[int, int]:

@@ -47,3 +47,29 @@ def test_peer_fires_every_job_once_and_reports_its_lateness(tmp_path: Path) -> N
     lateness_ms = fire_all(url, Peer.TUNED, [0.0] * 20 + [0.05] * 10, lead_s=1.0)
     assert len(lateness_ms) == 30
     assert min(lateness_ms) >= 0
+
+
+def test_bench_quick_multinode_reports_each_node_counts_cost_on_postgresql(
+    tmp_path: Path,
+) -> None:
+    """Real `cadenza worker` nodes on the suite's own PostgreSQL cluster: each node count's
+    drain runs every action once and says what each action cost the server and the nodes."""
+    done = run_cli("bench", "--quick", "multinode", "--out", str(tmp_path), timeout_s=240)
+    assert done.returncode == 0, done.stderr
+    (results,) = tmp_path.glob("*.json")
+    multinode = json.loads(results.read_text())["scenarios"]["multinode"]
+    assert multinode["status"] == "ok", multinode["notes"]
+    assert not [note for note in multinode["notes"] if "not measured" in note]
+    figures = {(f["system"], f["metric"]): f["median"] for f in multinode["figures"]}
+    for system in ("1 worker", "2 workers"):
+        assert figures[(system, "duplicate committed runs")] == 0
+        assert figures[(system, "throughput")] > 0
+        # a claim, a start and a record at the least, and no statement per row of a table
+        assert 1 <= figures[(system, "statements per action")] < 100
+        for metric in (
+            "busy sessions waiting on a lock",
+            "busy sessions waiting on an internal lock",
+        ):
+            assert 0 <= figures[(system, metric)] <= 100
+        assert figures[(system, "event loop CPU per action")] > 0
+        assert figures[(system, "sandbox CPU per action")] > 0

@@ -13,6 +13,7 @@ import pwd
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 from support.ports import free_port
@@ -45,8 +46,10 @@ def _os_user() -> str | None:
 class PostgresCluster:
     """initdb + pg_ctl on a free loopback port; databases are cloned from a migrated template."""
 
-    def __init__(self, bin_dir: Path) -> None:
+    def __init__(self, bin_dir: Path, settings: Mapping[str, str] | None = None) -> None:
         self.bin_dir = bin_dir
+        #: Server settings on top of the throwaway defaults (`-c name=value` each).
+        self.settings = dict(settings or {})
         # Not under pytest's tmp dir: that is private to root, and the cluster's owner is not.
         self.base_dir = Path(tempfile.mkdtemp(prefix="cadenza-pg-"))
         self.data_dir = self.base_dir / "data"
@@ -86,7 +89,7 @@ class PostgresCluster:
         options = (
             f"-p {self.port} -k {self.base_dir} -c listen_addresses=127.0.0.1 -c fsync=off "
             "-c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
-        )
+        ) + "".join(f" -c {name}={value}" for name, value in self.settings.items())
         self._run(
             "pg_ctl",
             "-D",
