@@ -23,6 +23,8 @@ _HEADER = struct.Struct(">IB")
 #: Frames cut but not yet read; past it the engine stops reading the socket, so a worker that
 #: writes faster than the engine reads (log lines need no reply) blocks on its own send.
 _MAX_PENDING_FRAMES = 16
+#: The most one read takes from a worker's socket.
+_READ_BYTES = 256 * 1024
 
 
 class Kind(IntEnum):
@@ -107,6 +109,10 @@ class Channel:
         self._limits: Mapping[Kind, int] = {}
         self._loop = asyncio.get_running_loop()
         self._buffer = bytearray()
+        #: Where the socket is read into: `recv(n)` allocates n bytes a call, and a large
+        #: allocation (mapped and unmapped each time) cost more than the rest of a read.
+        self._scratch = bytearray(_READ_BYTES)
+        self._scratch_view = memoryview(self._scratch)
         self._frames: deque[tuple[Kind, bytes]] = deque()
         self._error: Exception | None = None
         self._waiter: asyncio.Future[None] | None = None
@@ -155,15 +161,15 @@ class Channel:
 
     def _on_readable(self) -> None:
         try:
-            data = self._sock.recv(1 << 20)
+            size = self._sock.recv_into(self._scratch)
         except BlockingIOError:
             return
         except OSError:
-            data = b""
-        if not data:
+            size = 0
+        if not size:
             self._stop(EOFError("worker closed the connection"))
             return
-        self._buffer += data
+        self._buffer += self._scratch_view[:size]
         try:
             self._cut()
         except FrameError as exc:

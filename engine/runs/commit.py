@@ -136,8 +136,8 @@ async def commit_batch(conn: AsyncConnection, batch: Sequence[Completion]) -> di
             for new in c.planned()
         ],
     )
-    recorded_runs = [replace(c.run, committed=c.action_id in committed) for c in batch]
-    await run_store.insert_runs(conn, recorded_runs)
+    recorded_runs = [c.run for c in batch]
+    await run_store.insert_runs(conn, recorded_runs, committed)
     metrics.count_runs(recorded_runs)
     # Held runs whose effects are discarded keep only the engine's own events (run.failed).
     emitting = [c for c in batch if c.action_id in held and c.events]

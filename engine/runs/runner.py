@@ -120,12 +120,14 @@ async def execute(
     sandbox, clock, node = env.sandbox, env.clock, env.node
     started_at = clock.now()
     try:
+        # clean text already: every outcome of a runtime is built by `sandbox.outcomes.Run`
         outcome = await sandbox.runtime(runtime).run(code, context, limits, host)
     except SandboxError as exc:
         log.error("sandbox failed on action %s: %s", action.id, exc, extra=action_ids(action))
-        outcome = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
+        failure = Outcome(status=OutcomeStatus.CRASHED, error=f"sandbox failure: {exc}")
+        outcome = clean_outcome(failure)
     finished_at = clock.now()
-    outcome = host.secrets.redactor().outcome(clean_outcome(outcome))
+    outcome = host.secrets.redactor().outcome(outcome)
     return _completion(claimed, runtime, node, outcome, host, started_at, finished_at)
 
 
@@ -164,8 +166,7 @@ def _completion(
     times = (claimed.claimed_at, started_at, finished_at)
     trace = tracing.run_spans(action, claimed.attempt, runtime, str(outcome.status), times)
     trace_id = trace.trace_id if trace is not None else None
-    run = _new_run(claimed, runtime, node, outcome, started_at, finished_at)
-    run = replace(run, trace_id=trace_id, calls=host.call_records())
+    run = _new_run(claimed, runtime, node, outcome, (started_at, finished_at), trace_id, host)
     if not ok:
         _log_failure(claimed, outcome.status, status, trace_id)
     completion = Completion(
@@ -262,10 +263,12 @@ def _new_run(
     runtime: str,
     node: str,
     outcome: Outcome,
-    started_at: datetime,
-    finished_at: datetime,
+    times: tuple[datetime, datetime],
+    trace_id: str | None,
+    host: BufferedHost,
 ) -> NewRun:
     a = claimed.action
+    started_at, finished_at = times
     return NewRun(
         tenant_id=a.tenant_id,
         action_id=a.id,
@@ -288,4 +291,6 @@ def _new_run(
         cpu_ms=None if outcome.cpu_s is None else outcome.cpu_s * 1000,
         peak_memory_bytes=outcome.peak_memory_bytes,
         fuel=outcome.fuel,
+        trace_id=trace_id,
+        calls=host.call_records(),
     )

@@ -14,7 +14,7 @@ from engine.deps import Deps
 from engine.domain.records import RuleSpec
 from engine.domain.validation import check_fields, check_quotas
 from engine.runs.runner import MIB, RunEnv, host_for
-from sandbox import Limits, Outcome, ScriptContext, clean_outcome
+from sandbox import Limits, Outcome, ScriptContext
 
 
 @dataclass(frozen=True)
@@ -71,4 +71,4 @@ async def test_run(
     host = host_for(env, context, limits, None)  # follow-ups checked, never saved
     outcome = await deps.sandbox.runtime(runtime).run(code, context, limits, host)
     redactor = host.secrets.redactor()
-    return TrialResult(redactor.outcome(clean_outcome(outcome)), redactor.json(host.preview()))
+    return TrialResult(redactor.outcome(outcome), redactor.json(host.preview()))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 
 from sqlalchemy import select
 from sqlalchemy.engine import RowMapping
@@ -14,9 +14,17 @@ from engine.store.rule_filters import run_conditions
 from engine.store.tables import runs
 
 
-async def insert_runs(conn: AsyncConnection, new: Sequence[NewRun]) -> None:
+async def insert_runs(
+    conn: AsyncConnection, new: Sequence[NewRun], committed: Set[int] = frozenset()
+) -> None:
+    """Insert `new`; the runs of the actions in `committed` are recorded as committed (their
+    effects were committed with them: a record built before it knew, not copied to say so)."""
     if new:
-        await conn.execute(runs.insert(), [run_row(r) for r in new])
+        rows = [run_row(r) for r in new]
+        for row in rows:
+            if row["action_id"] in committed:
+                row["committed"] = True
+        await conn.execute(runs.insert(), rows)
 
 
 async def ids_by_attempt(conn: AsyncConnection, action_ids: set[int]) -> dict[tuple[int, int], int]:
