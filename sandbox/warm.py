@@ -66,6 +66,9 @@ class WarmWorkers:
         self._policy = policy
         self._retire = retire
         self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
+        #: The same idle workers' pids by binding, in the order they were parked (a run's
+        #: lookup would otherwise compare its binding with every idle worker's).
+        self._idle_of: dict[Binding, dict[int, None]] = {}
         #: Workers alive per binding, idle or busy.
         self._bound: Counter[Binding] = Counter()
 
@@ -85,10 +88,8 @@ class WarmWorkers:
         """The most recently parked live worker bound to `binding` that is still young in CPU
         and whose CPU budget holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds
         up), or None."""
-        mine = [pid for pid, (handle, _) in self._idle.items() if handle.binding == binding]
-        for pid in reversed(mine):
-            handle, timer = self._idle.pop(pid)
-            timer.cancel()
+        for pid in reversed(list(self._idle_of.get(binding, ()))):
+            handle = self._unpark(pid)
             if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
@@ -97,17 +98,29 @@ class WarmWorkers:
     def park(self, handle: WorkerHandle, report: WorkerReport | None) -> bool:
         """Keep `handle` for its tenant's next run if it may serve one (`report` is its final
         report on the run just ended, None if it never sent one). False: retire it."""
-        if report is None or not self._may_serve_again(handle, report):
+        binding = handle.binding
+        if binding is None or report is None or not self._may_serve_again(handle, report):
             return False
         handle.runs += 1
         handle.cpu_used_s, handle.cpu_limit_s = report.cpu_total_s, report.cpu_limit_s
         if len(self._idle) >= self._policy.max_idle:
-            oldest, timer = self._idle.pop(next(iter(self._idle)))
-            timer.cancel()
-            self._retire(oldest)
+            self._retire(self._unpark(next(iter(self._idle))))
         timer = asyncio.get_running_loop().call_later(self._policy.idle_s, self._expire, handle)
         self._idle[handle.pid] = (handle, timer)
+        self._idle_of.setdefault(binding, {})[handle.pid] = None
         return True
+
+    def _unpark(self, pid: int) -> WorkerHandle:
+        """Take an idle worker out of the idle sets; its idle timer stops."""
+        handle, timer = self._idle.pop(pid)
+        timer.cancel()
+        binding = handle.binding
+        assert binding is not None  # only bound workers are parked
+        pids = self._idle_of[binding]
+        del pids[pid]
+        if not pids:
+            del self._idle_of[binding]
+        return handle
 
     def _has_cpu_for(self, handle: WorkerHandle, cpu_s: float) -> bool:
         used_s = handle.cpu_used_s
@@ -123,8 +136,8 @@ class WarmWorkers:
         return size is not None and size - handle.base_memory_bytes <= growth_limit
 
     def _expire(self, handle: WorkerHandle) -> None:
-        if self._idle.pop(handle.pid, None) is not None:
-            self._retire(handle)
+        if handle.pid in self._idle:
+            self._retire(self._unpark(handle.pid))
 
     def close(self) -> None:
         """Retire every idle worker (the sandbox is stopping)."""
@@ -132,3 +145,4 @@ class WarmWorkers:
             timer.cancel()
             self._retire(handle)
         self._idle.clear()
+        self._idle_of.clear()
