@@ -18,6 +18,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.domain.records import ActionStatus
+from engine.store.bulk import BulkStatement
 from engine.store.tables import actions
 
 
@@ -30,23 +31,23 @@ class StartMark:
     started_at: datetime
 
 
-_MARK = (
+_MARK = BulkStatement(
     update(actions)
     .where(
         actions.c.id == bindparam("m_id"),
         actions.c.version == bindparam("m_version"),
         actions.c.status == ActionStatus.RUNNING,
     )
-    .values(started_at=bindparam("m_at", type_=actions.c.started_at.type))
+    .values(started_at=bindparam("m_at", type_=actions.c.started_at.type)),
+    ["m_id", "m_version", "m_at"],
 )
 
 
 async def mark_started(conn: AsyncConnection, marks: Sequence[StartMark]) -> None:
-    if marks:
-        rows = [
-            {"m_id": m.action_id, "m_version": m.claim_version, "m_at": m.started_at} for m in marks
-        ]
-        await conn.execute(_MARK, rows)
+    rows = [
+        {"m_id": m.action_id, "m_version": m.claim_version, "m_at": m.started_at} for m in marks
+    ]
+    await _MARK.execute_many(conn, rows)
 
 
 def _held(claims: Mapping[int, int]) -> ColumnElement[bool]:

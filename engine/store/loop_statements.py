@@ -20,6 +20,7 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from engine.domain.due import DueAction, RuleSnapshot
 from engine.domain.records import ActionStatus
+from engine.store.bulk import BulkStatement
 from engine.store.snapshots import RULE_COLUMNS, joined_due_action, rule_snapshot
 from engine.store.tables import actions, rules
 
@@ -206,7 +207,7 @@ async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
     return {row.id for row in await conn.execute(_HOLD, params)}
 
 
-_SET_OUTCOME = (
+_SET_OUTCOME = BulkStatement(
     update(actions)
     .where(actions.c.id == bindparam("b_id"))
     .values(
@@ -217,7 +218,8 @@ _SET_OUTCOME = (
         max_attempts=bindparam("b_max_attempts"),
         claimed_by=None,
         lease_until=None,
-    )
+    ),
+    ["b_id", "b_status", "b_reason", "b_due_at", "b_finished_at", "b_max_attempts"],
 )
 
 
@@ -234,8 +236,7 @@ async def is_claimed(conn: AsyncConnection, action_id: int, version: int) -> boo
 async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
     """Write each held action's final state: {b_id, status, reason, due_at, finished_at,
     max_attempts}."""
-    if rows:
-        await conn.execute(_SET_OUTCOME, [dict(r) for r in rows])
+    await _SET_OUTCOME.execute_many(conn, rows)
 
 
 async def live_rules(conn: AsyncConnection, due: Iterable[DueAction]) -> dict[str, RuleSnapshot]:

@@ -160,6 +160,8 @@ class NewRun:
 
 
 _NEW_RUN_FIELDS = tuple(f.name for f in fields(NewRun))
+#: The columns a `run_row` gives.
+RUN_ROW_COLUMNS = (*_NEW_RUN_FIELDS, "lateness_ms")
 
 
 def run_row(run: NewRun) -> dict[str, Any]:

@@ -6,7 +6,7 @@ than the quota, where counting on each node would let through the quota per node
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,8 @@ from tenants.db import create_engine
 from tenants.registry import create_tenant
 
 QUOTA = 6
-ACTIONS = 24
+#: More than a competing node's claim window (`engine.loop.tenant_state`) at 4 slots.
+ACTIONS = 48
 NODES = ["q1", "q2"]
 #: Each run calls the product three times and returns how many calls were answered.
 FLOOD = """
@@ -65,9 +66,11 @@ async def test_two_nodes_share_one_minute_quota_under_a_flood(
         with workers(url, tmp_path, NODES, "--no-tenant-leases", **env):
             await eventually(lambda: _all_alive(db), timeout_s=60)
             service = EngineService(db, sandbox, EngineConfig())
-            now = datetime.now(UTC)
+            # all due at one instant both nodes have read ahead of, more than one node's claim
+            # window holds: whichever claims first, the other claims the rest
+            due = datetime.now(UTC) + timedelta(seconds=3)
             for n in range(ACTIONS):
-                await service.submit_action(tenant.id, run_at=now, key=f"f{n}", code=FLOOD)
+                await service.submit_action(tenant.id, run_at=due, key=f"f{n}", code=FLOOD)
             await eventually(lambda: _all_succeeded(db), timeout_s=180)
         found = await _runs(db)
     finally:
