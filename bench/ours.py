@@ -21,7 +21,7 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.cpu import CpuUse, cpu_use
-from bench.processes import Child, start_cadenza, stop
+from bench.processes import CADENZA, Child, start_cadenza, stop
 from bench.workload import Workload
 from engine.store import schema
 from engine.store.actions import insert_actions
@@ -148,12 +148,15 @@ async def _measure(db: AsyncEngine, since_id: int, start_at: datetime) -> Draine
 
 @contextlib.asynccontextmanager
 async def running_worker(
-    url: str, log_path: Path, settings: dict[str, str] | None = None
+    url: str,
+    log_path: Path,
+    settings: dict[str, str] | None = None,
+    command: Sequence[str] = (CADENZA,),
 ) -> AsyncIterator[Child]:
     """`cadenza worker --db URL` in a subprocess, its output in `log_path`, stopped on exit.
     On PostgreSQL it gets the suite's operator key (every node of a database needs the same)."""
     keyed = {"CADENZA_SECRET_KEYS": OPERATOR_KEY} if "postgresql" in url else {}
-    worker = start_cadenza(["worker", "--db", url], log_path, keyed | (settings or {}))
+    worker = start_cadenza(["worker", "--db", url], log_path, keyed | (settings or {}), command)
     try:
         yield Child(worker, log_path)
     finally:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,13 +35,16 @@ class Child:
 
 
 def start_cadenza(
-    args: list[str], log_path: Path, settings: dict[str, str] | None = None
+    args: list[str],
+    log_path: Path,
+    settings: dict[str, str] | None = None,
+    command: Sequence[str] = (CADENZA,),
 ) -> subprocess.Popen[bytes]:
-    """`cadenza ARGS…` in the background, stdout and stderr appended to `log_path`, with
-    `settings` (`CADENZA_…` variables) on top of a clean environment."""
+    """`cadenza ARGS…` (or `command ARGS…`) in the background, stdout and stderr appended to
+    `log_path`, with `settings` (`CADENZA_…` variables) on top of a clean environment."""
     with log_path.open("ab") as log:
         return subprocess.Popen(
-            [CADENZA, *args],
+            [*command, *args],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=clean_env() | (settings or {}),

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 from support.processes import run_cli
 
 from bench.peer import Peer, fire_all
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_bench_quick_preview_writes_well_formed_results(tmp_path: Path) -> None:
@@ -73,3 +78,26 @@ def test_bench_quick_multinode_reports_each_node_counts_cost_on_postgresql(
             assert 0 <= figures[(system, metric)] <= 100
         assert figures[(system, "event loop CPU per action")] > 0
         assert figures[(system, "sandbox CPU per action")] > 0
+
+
+def _loop_split(*args: str) -> dict[str, float]:
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.loop_split", "--size", "300", "--tenants", "3", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "300 due at once over 3 tenants" in done.stdout
+    parts = re.findall(r"^\s+(event loop|other threads|sandbox)\s+([\d.]+) ms", done.stdout, re.M)
+    return {part: float(ms) for part, ms in parts}
+
+
+def test_loop_split_tells_the_sandbox_conversation_from_the_rest() -> None:
+    """A real drain spends CPU in sandbox workers; answered at once, none, and its event loop
+    still does the engine's work for every action."""
+    real, answered = _loop_split(), _loop_split("--answered-at-once")
+    assert set(real) == set(answered) == {"event loop", "other threads", "sandbox"}
+    assert real["sandbox"] > 0 and real["event loop"] > 0
+    assert answered["sandbox"] == 0 and answered["event loop"] > 0
