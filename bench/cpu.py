@@ -43,29 +43,20 @@ class CpuUse:
 
 
 def cpu_use(pids: Sequence[int]) -> CpuUse:
-    """The CPU used so far by the cadenza workers `pids` (threads that ended count as nothing:
-    a worker's threads live as long as it does)."""
+    """The CPU used so far by the cadenza workers `pids`."""
     total = CpuUse()
     for pid in pids:
-        total += CpuUse(*_threads_s(pid), _descendants_s(pid))
+        main_s = _stat_s(f"/proc/{pid}/task/{pid}/stat")
+        # the process's own times include the threads that have ended (a thread pool's)
+        total += CpuUse(main_s, _stat_s(f"/proc/{pid}/stat") - main_s, _descendants_s(pid))
     return total
 
 
-def _threads_s(pid: int) -> tuple[float, float]:
-    """(main thread, every other thread) of `pid`, from /proc's per-task times."""
-    main_s = others_s = 0.0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            with open(f"/proc/{pid}/task/{task}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:  # the thread ended while it was being read
-            continue
-        seconds = (int(fields[11]) + int(fields[12])) / _TICKS_PER_S  # utime, stime
-        if task == str(pid):
-            main_s += seconds
-        else:
-            others_s += seconds
-    return main_s, others_s
+def _stat_s(path: str) -> float:
+    """utime + stime of a /proc stat file, in seconds."""
+    with open(path) as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS_PER_S
 
 
 def _descendants_s(pid: int) -> float:
