@@ -6,7 +6,7 @@ own role (`NODE_ROLE`), which tells their work from the benchmark's own queries:
 
 - statements: `pg_stat_statements` calls of that role (the suite's cluster preloads it,
   `bench.databases.SERVER_SETTINGS`), transaction control included;
-- lock waits: `pg_stat_activity` sampled every few milliseconds during the drain, the share of
+- lock waits: `pg_stat_activity` sampled every 20 ms during the drain, the share of
   the nodes' busy sessions seen waiting for a lock (a row another node holds, say) or for one
   of the server's internal locks.
 """
@@ -23,7 +23,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 NODE_ROLE = "node"
-SAMPLE_EVERY_S = 0.005
+#: Often enough for a drain of a few seconds, rarely enough not to compete with it for the CPU.
+SAMPLE_EVERY_S = 0.02
 
 
 async def prepare(db: AsyncEngine) -> None:
@@ -68,6 +69,9 @@ class LockWaits:
 
     def share(self, waiting: int) -> float:
         return waiting / self.busy if self.busy else 0.0
+
+    def clear(self) -> None:
+        self.busy = self.on_locks = self.on_internal_locks = 0
 
 
 _SAMPLE = text(

@@ -24,7 +24,7 @@ _HEADER = struct.Struct(">IB")
 #: writes faster than the engine reads (log lines need no reply) blocks on its own send.
 _MAX_PENDING_FRAMES = 16
 #: The most one read takes from a worker's socket.
-_READ_BYTES = 256 * 1024
+_READ_BYTES = 64 * 1024
 
 
 class Kind(IntEnum):

@@ -65,8 +65,10 @@ class WarmWorkers:
     def __init__(self, policy: WarmPolicy, retire: Callable[[WorkerHandle], None]) -> None:
         self._policy = policy
         self._retire = retire
+        #: By `id(handle)`, not by pid: a pid may be reused by another tenant's worker while
+        #: a dead worker's entry waits for its timer.
         self._idle: dict[int, tuple[WorkerHandle, asyncio.TimerHandle]] = {}
-        #: The same idle workers' pids by binding, in the order they were parked (a run's
+        #: The same idle workers' keys by binding, in the order they were parked (a run's
         #: lookup would otherwise compare its binding with every idle worker's).
         self._idle_of: dict[Binding, dict[int, None]] = {}
         #: Workers alive per binding, idle or busy.
@@ -88,9 +90,9 @@ class WarmWorkers:
         """The most recently parked live worker bound to `binding` that is still young in CPU
         and whose CPU budget holds a whole run of `cpu_s` (plus a second: RLIMIT_CPU rounds
         up), or None."""
-        for pid in reversed(list(self._idle_of.get(binding, ()))):
-            handle = self._unpark(pid)
-            if handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
+        for key in reversed(list(self._idle_of.get(binding, ()))):
+            handle = self._unpark(key)
+            if handle.binding == binding and handle.is_quiet() and self._has_cpu_for(handle, cpu_s):
                 return handle
             self._retire(handle)
         return None
@@ -106,19 +108,19 @@ class WarmWorkers:
         if len(self._idle) >= self._policy.max_idle:
             self._retire(self._unpark(next(iter(self._idle))))
         timer = asyncio.get_running_loop().call_later(self._policy.idle_s, self._expire, handle)
-        self._idle[handle.pid] = (handle, timer)
-        self._idle_of.setdefault(binding, {})[handle.pid] = None
+        self._idle[id(handle)] = (handle, timer)
+        self._idle_of.setdefault(binding, {})[id(handle)] = None
         return True
 
-    def _unpark(self, pid: int) -> WorkerHandle:
+    def _unpark(self, key: int) -> WorkerHandle:
         """Take an idle worker out of the idle sets; its idle timer stops."""
-        handle, timer = self._idle.pop(pid)
+        handle, timer = self._idle.pop(key)
         timer.cancel()
         binding = handle.binding
         assert binding is not None  # only bound workers are parked
-        pids = self._idle_of[binding]
-        del pids[pid]
-        if not pids:
+        keys = self._idle_of[binding]
+        del keys[key]
+        if not keys:
             del self._idle_of[binding]
         return handle
 
@@ -136,8 +138,8 @@ class WarmWorkers:
         return size is not None and size - handle.base_memory_bytes <= growth_limit
 
     def _expire(self, handle: WorkerHandle) -> None:
-        if handle.pid in self._idle:
-            self._retire(self._unpark(handle.pid))
+        if id(handle) in self._idle:
+            self._retire(self._unpark(id(handle)))
 
     def close(self) -> None:
         """Retire every idle worker (the sandbox is stopping)."""

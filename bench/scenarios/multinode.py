@@ -57,12 +57,19 @@ async def _drain(
         ]
         await ours.warm_up(db, workers, tenant_ids, workload.one())
         since_id = await ours.last_action_id(db)
-        await pg_activity.reset_statements(db)
         async with pg_activity.sampling_lock_waits(db) as lock_waits:
-            done = await ours.drain(db, workers, tenant_ids, workload)
+            done = await ours.drain(
+                db, workers, tenant_ids, workload, at_due=lambda: _start_counting(db, lock_waits)
+            )
         statements = await pg_activity.node_statements(db)
         extra, lost = await ours.duplicates(db, since_id)
     return NodesDrained(done, extra, lost, statements, lock_waits)
+
+
+async def _start_counting(db: AsyncEngine, lock_waits: pg_activity.LockWaits) -> None:
+    """Count from just before the burst is due: not the nodes' idle polls during the lead."""
+    await pg_activity.reset_statements(db)
+    lock_waits.clear()
 
 
 def _record(recorder: Recorder, case: str, system: str, drained: NodesDrained, size: int) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -47,7 +48,9 @@ class BulkStatement:
     def __init__(self, statement: ValuesBase, names: Sequence[str]) -> None:
         self._statement = statement
         self._names = frozenset(names)
-        self._by_dialect: dict[str, _Compiled] = {}
+        #: Compiled per dialect object: its parameter style and its types' settings (a JSON
+        #: serializer, say) are its own.
+        self._by_dialect: WeakKeyDictionary[Dialect, _Compiled] = WeakKeyDictionary()
 
     async def execute_many(self, conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
         if not rows:
@@ -56,17 +59,23 @@ class BulkStatement:
         await conn.exec_driver_sql(compiled.sql, [compiled.row(values) for values in rows])
 
     def _compiled(self, dialect: Dialect) -> _Compiled:
-        found = self._by_dialect.get(dialect.name)
+        found = self._by_dialect.get(dialect)
         if found is None:
-            found = self._by_dialect[dialect.name] = self._compile(dialect)
+            found = self._by_dialect[dialect] = self._compile(dialect)
         return found
 
     def _compile(self, dialect: Dialect) -> _Compiled:
-        compiled = self._statement.compile(dialect=dialect, column_keys=list(self._names))
+        # for an executemany: no RETURNING of generated ids (PostgreSQL would send a row back
+        # for every row inserted, for the driver to drop)
+        compiled = self._statement.compile(
+            dialect=dialect, column_keys=list(self._names), for_executemany=True
+        )
         if not compiled.positional or compiled.positiontup is None:
             raise TypeError(f"{dialect.name}: bulk statements need a positional parameter style")
         if compiled.insert_prefetch or compiled.update_prefetch:
             raise TypeError("a column default computed in Python needs SQLAlchemy's executemany")
+        if compiled.implicit_returning or compiled.returning:
+            raise TypeError("a bulk statement returns nothing")
         order = tuple(
             (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
             for name in compiled.positiontup

@@ -1,6 +1,7 @@
 """`WarmWorkers` against a model, for any sequence of parks, takes, idle expiries and evictions:
 a run gets the most recently parked live worker of its own binding or none, never another
-binding's worker, and every worker leaves the idle set exactly once (taken or retired)."""
+binding's worker (even when a new worker reuses the pid of a dead one still idle), and every
+worker leaves the idle set exactly once (taken or retired)."""
 
 from __future__ import annotations
 
@@ -41,12 +42,14 @@ class StubWorker:
 
 OK_REPORT = WorkerReport(OutcomeStatus.OK, cpu_total_s=0.0, cpu_limit_s=10.0)
 
-#: (operation, binding index, flag): park a new worker (flag: it will have died before its
-#: next take), take one, expire the oldest idle worker of a binding.
+#: (operation, binding index, dies, reuses a pid): park a new worker (that will have died
+#: before its next take; that has the pid of a dead idle worker), take one, expire the oldest
+#: idle worker of a binding.
 operations = st.lists(
     st.tuples(
         st.sampled_from(["park", "take", "expire"]),
         st.integers(0, len(BINDINGS) - 1),
+        st.booleans(),
         st.booleans(),
     ),
     max_size=60,
@@ -55,19 +58,21 @@ operations = st.lists(
 
 @settings(max_examples=200, deadline=None)
 @given(operations)
-def test_takes_match_a_model_of_the_idle_workers(ops: list[tuple[str, int, bool]]) -> None:
+def test_takes_match_a_model_of_the_idle_workers(ops: list[tuple[str, int, bool, bool]]) -> None:
     asyncio.run(_check(ops))
 
 
-async def _check(ops: list[tuple[str, int, bool]]) -> None:
+async def _check(ops: list[tuple[str, int, bool, bool]]) -> None:
     retired: list[StubWorker] = []
     warm = WarmWorkers(WarmPolicy(max_idle=MAX_IDLE), retired.append)
     idle: list[StubWorker] = []  # the model: parked order, oldest first
     pids = itertools.count(1)
-    for operation, index, dies in ops:
+    for operation, index, dies, reuses in ops:
         binding = BINDINGS[index]
         if operation == "park":
-            worker = StubWorker(next(pids), binding, quiet=not dies)
+            dead = [w.pid for w in idle if not w.quiet]
+            pid = dead[0] if reuses and dead else next(pids)
+            worker = StubWorker(pid, binding, quiet=not dies)
             warm.bind(worker, binding)  # type: ignore[arg-type]
             evicted = idle.pop(0) if len(idle) >= MAX_IDLE else None
             assert warm.park(worker, OK_REPORT)  # type: ignore[arg-type]
@@ -77,6 +82,7 @@ async def _check(ops: list[tuple[str, int, bool]]) -> None:
         elif operation == "take":
             before = len(retired)
             got = warm.take(binding, 0.1)
+            assert got is None or got.binding == binding
             mine = [w for w in idle if w.binding == binding]
             dead_newer = list(itertools.takewhile(lambda w: not w.quiet, reversed(mine)))
             expected = (

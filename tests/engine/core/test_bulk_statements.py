@@ -1,7 +1,7 @@
 """`engine.store.bulk` stores exactly what SQLAlchemy's own executemany stores, on both
 databases: for arbitrary run records (any text, JSON results, instants in any zone, missing
 values), the run rows, the start marks and the outcomes written the bulk way read back equal
-to the same rows written through `Connection.execute`."""
+to the same rows written through `Connection.execute`, JSON columns compared as stored."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import select, update
+from sqlalchemy import JSON as JsonType
+from sqlalchemy import Text, cast, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from engine.domain.records import ActionStatus, SkipReason
@@ -26,7 +27,7 @@ from tenants.registry import create_tenant
 NOW = datetime(2026, 11, 27, 12, tzinfo=UTC)
 #: Text both databases store (`sandbox.text` cleans the rest before it gets here).
 TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=30)
-JSON = st.recursive(
+JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | TEXT,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
     max_leaves=8,
@@ -43,13 +44,13 @@ RUNS = st.fixed_dictionaries(
         "started_after_s": st.floats(0, 100).map(lambda s: round(s, 6)),
         "outcome": st.sampled_from(["ok", "error", "timeout", "crashed"]),
         "error": st.none() | TEXT,
-        "result": JSON,
+        "result": JSON_VALUES,
         "stdout": TEXT,
         "pid": st.none() | st.integers(1, 2**22),
         "output_truncated": st.booleans(),
         "cpu_ms": st.none() | st.floats(0, 10**6, allow_nan=False),
         "fuel": st.none() | st.integers(0, 2**62),
-        "calls": st.none() | st.lists(st.dictionaries(TEXT, JSON, max_size=2), max_size=2),
+        "calls": st.none() | st.lists(st.dictionaries(TEXT, JSON_VALUES, max_size=2), max_size=2),
         "committed": st.booleans(),
         "planned_at": INSTANTS,
     }
@@ -75,7 +76,12 @@ async def _new_actions(conn: AsyncConnection, tenant_id: str, count: int) -> lis
 
 
 async def _rows(conn: AsyncConnection, table: Any, ids: list[int], key: Any) -> list[dict]:
-    query = select(table).where(key.in_(ids)).order_by(key)
+    """The rows as read back, and the JSON columns as stored (SQL NULL and JSON `null` both
+    read back as None)."""
+    stored = [
+        cast(c, Text).label(f"{c.name} as stored") for c in table.c if isinstance(c.type, JsonType)
+    ]
+    query = select(table, *stored).where(key.in_(ids)).order_by(key)
     rows = [dict(r) for r in (await conn.execute(query)).mappings()]
     return [{k: v for k, v in r.items() if k != "id"} | {key.key: None} for r in rows]
 

@@ -30,6 +30,8 @@ from tenants.registry import create_tenant
 QUOTA = 6
 #: More than a competing node's claim window (`engine.loop.tenant_state`) at 4 slots.
 ACTIONS = 48
+#: Seconds between the first submission and the flood's due instant.
+LEAD_S = 6
 NODES = ["q1", "q2"]
 #: Each run calls the product three times and returns how many calls were answered.
 FLOOD = """
@@ -68,9 +70,10 @@ async def test_two_nodes_share_one_minute_quota_under_a_flood(
             service = EngineService(db, sandbox, EngineConfig())
             # all due at one instant both nodes have read ahead of, more than one node's claim
             # window holds: whichever claims first, the other claims the rest
-            due = datetime.now(UTC) + timedelta(seconds=3)
+            due = datetime.now(UTC) + timedelta(seconds=LEAD_S)
             for n in range(ACTIONS):
                 await service.submit_action(tenant.id, run_at=due, key=f"f{n}", code=FLOOD)
+            assert datetime.now(UTC) < due, f"submitting the flood took over {LEAD_S} s"
             await eventually(lambda: _all_succeeded(db), timeout_s=180)
         found = await _runs(db)
     finally:
