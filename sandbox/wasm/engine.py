@@ -28,9 +28,10 @@ from sandbox.cache import content_key
 from sandbox.contract import Limits
 
 #: Fuel granted per CPU second of the run's limit. Fuel is the deterministic backstop; the
-#: epoch deadline is the real clock. Guests burn 0.6e9/s (a tight wasm loop) to ~1.5e9/s
-#: (MicroPython's interpreter loop), so this is generous enough for the epoch to decide.
-FUEL_PER_CPU_S = 10_000_000_000
+#: epoch deadline is the real clock, so fuel must outlast it on any machine. MicroPython's
+#: `while True: pass` burnt 10.8e9 a second on a fast hour of this VM (at 1e10 it was stopped
+#: by fuel at 0.46 s of a 0.5 s limit, blamed on the CPU limit); this leaves ten times that.
+FUEL_PER_CPU_S = 100_000_000_000
 MAX_WASM_STACK_BYTES = 512 * 1024
 VERSION = importlib.metadata.version("wasmtime")
 

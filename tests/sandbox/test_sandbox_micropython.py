@@ -203,3 +203,19 @@ async def test_a_script_cannot_forge_the_preludes_report(run) -> None:
     outcome = await run("micropython", script)
     assert outcome.status is OutcomeStatus.ERROR, (outcome.status, outcome.error)
     assert "only the prelude may end a run" in (outcome.error or "")
+
+
+@pytest.mark.parametrize("runtime", ["micropython", "wasm"])
+async def test_a_busy_loop_gets_its_whole_time_limit(run, runtime: str) -> None:
+    """Fuel is only a backstop: a script that computes until its limit is stopped by the
+    clock, at the limit, never earlier by running out of fuel on a fast machine (it was, at
+    0.46 s of 0.5 s, with the message blaming the CPU limit)."""
+    script = {
+        "micropython": "def main(ctx):\n    while True:\n        pass\n",
+        "wasm": '(module (func (export "main") (loop (br 0))))',
+    }[runtime]
+    for _ in range(3):
+        outcome = await run(runtime, script, Limits(timeout_s=0.5))
+        assert outcome.status is OutcomeStatus.TIMEOUT
+        assert "fuel" not in (outcome.error or ""), outcome.error
+        assert outcome.duration_s >= 0.5
