@@ -44,8 +44,6 @@ class Case:
 
 #: Builds the cases from the calibrated rates (actions/s per runtime; infinite in quick mode).
 CaseFactory = Callable[[Mapping[str, float]], Sequence[Case]]
-#: Issue 20's figure: CPU of the worker's event loop thread per action drained.
-EVENT_LOOP_CPU = "event loop CPU per action"
 #: Actions in each runtime's calibration burst: enough that ramp-up and polling do not dominate.
 CALIBRATION_SIZE = 300
 
@@ -128,12 +126,8 @@ async def _run_ours(ctx: Context, node: _Node, case: Case, rec: Recorder, record
 
 def record_cpu(rec: Recorder, case: str, system: str, cpu: CpuUse, actions: int) -> None:
     """CPU per action of one drain, where it went (`bench.cpu`): the peer has no such split."""
-    for metric, seconds in (
-        (EVENT_LOOP_CPU, cpu.event_loop_s),
-        ("other threads' CPU per action", cpu.other_threads_s),
-        ("sandbox CPU per action", cpu.sandbox_s),
-    ):
-        rec.add(case, system, metric, "ms", seconds * 1000 / actions)
+    for part, seconds in cpu.parts():
+        rec.add(case, system, f"{part} CPU per action", "ms", seconds * 1000 / actions)
 
 
 async def _run_peer(

@@ -34,6 +34,14 @@ class CpuUse:
             self.sandbox_s + other.sandbox_s,
         )
 
+    def parts(self) -> tuple[tuple[str, float], ...]:
+        """(where, seconds) of each part, in the order the reports show them."""
+        return (
+            ("event loop", self.event_loop_s),
+            ("other threads", self.other_threads_s),
+            ("sandbox", self.sandbox_s),
+        )
+
     def __sub__(self, other: CpuUse) -> CpuUse:
         return CpuUse(
             self.event_loop_s - other.event_loop_s,

@@ -38,11 +38,7 @@ async def measure(runtime: str, size: int, tenants: int, command: Sequence[str])
     print(
         f"{runtime}, {size} due at once over {tenants} tenants: {size / done.drain_s:.0f} actions/s"
     )
-    for part, seconds in (
-        ("event loop", cpu.event_loop_s),
-        ("other threads", cpu.other_threads_s),
-        ("sandbox", cpu.sandbox_s),
-    ):
+    for part, seconds in cpu.parts():
         print(f"  {part:<14} {seconds * 1000 / size:6.3f} ms of CPU per action")
 
 

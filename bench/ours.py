@@ -54,7 +54,8 @@ class Drained:
     lateness_ms: list[float]
     drain_s: float
     outcomes: dict[str, int]
-    #: What the workers' threads and sandboxes used from loading the workload to its end.
+    #: What the workers' threads and sandboxes used from just before the workload was due to
+    #: its end.
     cpu: CpuUse = field(default_factory=CpuUse)
 
 
