@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
 from engine.domain.occurrences import rule_schedule
@@ -28,9 +29,14 @@ from engine.service.rule_writes import load
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
+from engine.store.calendar_codec import from_rule_copy
 from engine.store.snapshots import rule_snapshot
 
 MAX_PAGE = 500
+#: Schedule texts kept by `describe`, as many as the recurrence package keeps parses of (each
+#: entry holds its schedule, like a parse's key); past this it starts over.
+MAX_SCHEDULE_TEXTS = 4_096
+_schedule_texts: dict[tuple[Any, ...], str] = {}
 
 
 def _limit(limit: int) -> int:
@@ -59,17 +65,42 @@ async def _paged(
 
 
 def describe(row: RowMapping, horizon_years: int) -> str:
+    """The rule's schedule in plain English (as written, if it no longer parses).
+
+    Kept per process by everything `rule_schedule` reads from the row: a list answers the same
+    rules again and again, and working a text out takes a snapshot of the whole row."""
+    key = (
+        row["schedule"],
+        row["timezone"],
+        row["dst_gap"],
+        row["dst_repeat"],
+        row["start_at"],
+        row["created_at"],
+        from_rule_copy(row["calendar_dates"]),
+        horizon_years,
+    )
+    text = _schedule_texts.get(key)
+    if text is None:
+        if len(_schedule_texts) >= MAX_SCHEDULE_TEXTS:
+            _schedule_texts.clear()
+        text = _schedule_texts[key] = _worked_out(row, horizon_years)
+    return text
+
+
+def _worked_out(row: RowMapping, horizon_years: int) -> str:
     try:
         return rule_schedule(rule_snapshot(row), horizon_years).describe().text
     except ScheduleError:
         return row["schedule"]
 
 
-async def _rules(deps: Deps, rows: Sequence[RowMapping]) -> list[Rule]:
+async def _rules(deps: Deps, conn: AsyncConnection, rows: Sequence[RowMapping]) -> list[Rule]:
+    """The records of `rows`, with their next run and latest outcome read on `conn`, the
+    connection that read the rows: a checkout from the pool and its reset cost CPU on every
+    request."""
     ids = [r["id"] for r in rows]
-    async with deps.db.connect() as conn:
-        next_at = await rule_store.next_run_at(conn, ids)
-        outcomes = await rule_store.last_outcomes(conn, ids)
+    next_at = await rule_store.next_run_at(conn, ids)
+    outcomes = await rule_store.last_outcomes(conn, ids)
     return [
         rule_from_row(
             r,
@@ -84,7 +115,7 @@ async def _rules(deps: Deps, rows: Sequence[RowMapping]) -> list[Rule]:
 async def get_rule(deps: Deps, tenant_id: str, rule_id: str) -> Rule:
     async with deps.db.connect() as conn:
         row = await load(conn, tenant_id, rule_id)
-    return (await _rules(deps, [row]))[0]
+        return (await _rules(deps, conn, [row]))[0]
 
 
 async def list_rules(
@@ -95,8 +126,8 @@ async def list_rules(
         rows = await rule_store.list_rules(
             conn, tenant_id, after_id=decode_cursor(cursor), limit=limit + 1, selection=selection
         )
-    page, next_cursor = _split(rows, limit)
-    return Page(await _rules(deps, page), next_cursor)
+        page, next_cursor = _split(rows, limit)
+        return Page(await _rules(deps, conn, page), next_cursor)
 
 
 async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:

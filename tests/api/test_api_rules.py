@@ -29,6 +29,22 @@ def test_create_shows_next_run_text_and_etag(new_tenant) -> None:
     assert [r["id"] for r in t.viewer.get("/v1/rules").json()["items"]] == [rule["id"]]
 
 
+def test_listed_schedule_text_follows_edits_of_schedule_and_zone(new_tenant) -> None:
+    t = new_tenant()
+    rule = t.editor.post("/v1/rules", json=RULE).json()
+
+    def listed_text() -> str:
+        return str(t.viewer.get("/v1/rules").json()["items"][0]["schedule_text"])
+
+    assert listed_text() == rule["schedule_text"] == "every weekday at 9:00 (Europe/Berlin)"
+    changes = ({"schedule": "every 15m"}, {"timezone": "Asia/Tokyo"})
+    for change in changes:
+        edited = t.editor.patch(f"/v1/rules/{rule['id']}", json=change)
+        assert edited.status_code == 200, edited.text
+        assert listed_text() == edited.json()["schedule_text"] != rule["schedule_text"]
+        rule = edited.json()
+
+
 def test_stale_if_match_is_412_and_changes_nothing(new_tenant, problem) -> None:
     t = new_tenant()
     rule = t.editor.post("/v1/rules", json=RULE).json()
