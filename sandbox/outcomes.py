@@ -10,7 +10,7 @@ from sandbox.errors import ScriptRejected
 from sandbox.hostcalls import HostSession
 from sandbox.report import WorkerReport
 from sandbox.source import describe_seconds
-from sandbox.text import clean_outcome
+from sandbox.text import clean_events, clean_json, clean_text
 
 TRUNCATION_MARKER = "\n[output truncated at {limit} bytes]"
 
@@ -65,6 +65,8 @@ class Run:
         return self.ended(OutcomeStatus.REJECTED, str(exc), None)
 
     def outcome(self, session: HostSession | None) -> Outcome:
+        """The run's Outcome, built clean: every piece of text in it passes `sandbox.text`
+        here (what `clean_outcome` does to a built one, without building it twice)."""
         status = self.status or OutcomeStatus.CRASHED
         error = self.error
         if (
@@ -73,23 +75,21 @@ class Run:
             and status is not OutcomeStatus.REJECTED
         ):
             error = f"line {self.error_line}: {error}"
-        return clean_outcome(
-            Outcome(
-                status=status,
-                result=self.result if status is OutcomeStatus.OK else None,
-                error=error,
-                error_line=self.error_line,
-                stdout=self.stdout,
-                stderr=self.stderr,
-                output_truncated=self.truncated,
-                events=tuple(session.events) if session else (),
-                logs=tuple(session.logs) if session else (),
-                duration_s=time.monotonic() - self.started_s,
-                cpu_s=self.cpu_s,
-                peak_memory_bytes=self.peak_memory_bytes,
-                fuel=self.fuel,
-                pid=self.pid,
-                host_calls=session.calls if session else 0,
-                runtime=self.runtime,
-            )
+        return Outcome(
+            status=status,
+            result=clean_json(self.result) if status is OutcomeStatus.OK else None,
+            error=None if error is None else clean_text(error),
+            error_line=self.error_line,
+            stdout=clean_text(self.stdout),
+            stderr=clean_text(self.stderr),
+            output_truncated=self.truncated,
+            events=clean_events(session.events) if session else (),
+            logs=tuple(map(clean_text, session.logs)) if session else (),
+            duration_s=time.monotonic() - self.started_s,
+            cpu_s=self.cpu_s,
+            peak_memory_bytes=self.peak_memory_bytes,
+            fuel=self.fuel,
+            pid=self.pid,
+            host_calls=session.calls if session else 0,
+            runtime=self.runtime,
         )

@@ -14,7 +14,7 @@ and the mark shows where something was dropped.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -50,6 +50,14 @@ def clean_outcome(outcome: Outcome) -> Outcome:
     return map_outcome(outcome, clean_text)
 
 
+def clean_events(events: Iterable[Event]) -> tuple[Event, ...]:
+    return map_events(events, clean_text)
+
+
+def map_events(events: Iterable[Event], text: Callable[[str], str]) -> tuple[Event, ...]:
+    return tuple(Event(text(e.type), map_json(e.payload, text)) for e in events)
+
+
 def map_outcome(outcome: Outcome, text: Callable[[str], str]) -> Outcome:
     """`outcome` with `text` applied to every piece of text the script made."""
     return replace(
@@ -58,6 +66,6 @@ def map_outcome(outcome: Outcome, text: Callable[[str], str]) -> Outcome:
         error=None if outcome.error is None else text(outcome.error),
         stdout=text(outcome.stdout),
         stderr=text(outcome.stderr),
-        events=tuple(Event(text(e.type), map_json(e.payload, text)) for e in outcome.events),
+        events=map_events(outcome.events, text),
         logs=tuple(text(line) for line in outcome.logs),
     )

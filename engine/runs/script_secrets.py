@@ -14,6 +14,9 @@ from engine.runs.redaction import Redactor
 from tenants import tenant_secrets
 from tenants.secret_box import SecretBox
 
+#: The redactor of a run given no secret (most runs): built once, it changes nothing.
+_NOTHING_GIVEN = Redactor(())
+
 
 class ScriptSecrets:
     """The secrets of one tenant as one run sees them."""
@@ -44,4 +47,4 @@ class ScriptSecrets:
 
     def redactor(self) -> Redactor:
         """What takes every value given to this run out of what it leaves behind."""
-        return Redactor(self._given.values())
+        return Redactor(self._given.values()) if self._given else _NOTHING_GIVEN
