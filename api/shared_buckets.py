@@ -34,6 +34,25 @@ _SCHEMA = (
 )
 
 
+def prepare(path: Path) -> None:
+    """Make the file (in WAL mode, with its table) before the processes that share it start.
+
+    Opening a new file, each process would switch it to WAL itself. The switch needs the file
+    to itself, and two processes asking at once can each hold what the other waits for, so
+    SQLite refuses one at once instead of waiting: an API process of `serve` sometimes failed
+    to start so. Opening a prepared file switches and creates nothing: it needs no lock that
+    another process's visit could hold."""
+    _opened(path).close()
+
+
+def _opened(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=OFF")
+    conn.execute(_SCHEMA)
+    return conn
+
+
 class SharedTokenBuckets:
     """`api.ratelimit.TokenBuckets` kept in `path`, under keys prefixed with `namespace` (one
     file holds the request buckets and the failed-authentication ones). `monotonic_s` must be
@@ -42,10 +61,7 @@ class SharedTokenBuckets:
     def __init__(
         self, path: Path, namespace: str, monotonic_s: Callable[[], float] = time.monotonic
     ) -> None:
-        self._conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
-        self._conn.execute("PRAGMA journal_mode=WAL")
-        self._conn.execute("PRAGMA synchronous=OFF")
-        self._conn.execute(_SCHEMA)
+        self._conn = _opened(path)
         self._namespace = namespace
         self._now_s = monotonic_s
         self._visits = 0

@@ -20,6 +20,7 @@ import time
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
+from api import shared_buckets
 from api.serving.api_process import run_api
 from api.serving.engine_process import run_engine
 from api.serving.layout import EngineStarted, Layout
@@ -85,6 +86,7 @@ class Supervisor:
         return None
 
     def _start_api(self, listener: socket.socket) -> None:
+        shared_buckets.prepare(self.layout.throttles_path)
         for number in range(1, self.layout.settings.api_workers + 1):
             process = _FORK.Process(
                 target=run_api, args=(self.layout, [listener]), name="cadenza-api"

@@ -4,6 +4,7 @@ would, whichever process asks, and lose no token to a race between real processe
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 import time
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.ratelimit import TokenBuckets
-from api.shared_buckets import SharedTokenBuckets
+from api.shared_buckets import BUSY_TIMEOUT_S, SharedTokenBuckets, prepare
 
 #: (which process, key, per-minute limit, take or only ask, seconds that pass before).
 VISITS = st.lists(
@@ -59,6 +60,23 @@ def test_namespaces_do_not_share_a_bucket(tmp_path: Path) -> None:
     assert failures.take("127.0.0.2", 1) is None
 
 
+def test_a_prepared_file_opens_while_another_connection_holds_it(tmp_path: Path) -> None:
+    """What lets `serve`'s API processes start together: opening a prepared file needs no
+    lock, so it never waits for, nor races, another transaction or mode switch."""
+    path = tmp_path / "throttles.sqlite"
+    prepare(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.monotonic()
+        opened = SharedTokenBuckets(path, "requests")
+        assert time.monotonic() - started < BUSY_TIMEOUT_S / 2
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert opened.take("tenant", 1) is None
+
+
 PER_MINUTE = 120
 TAKERS = 4
 
@@ -70,7 +88,7 @@ def _take_all(path: Path, attempts: int, taken: multiprocessing.Queue[int]) -> N
 
 def test_real_processes_racing_for_one_bucket_take_each_token_once(tmp_path: Path) -> None:
     path = tmp_path / "throttles.sqlite"
-    SharedTokenBuckets(path, "requests")  # the schema, before the race
+    prepare(path)
     fork = multiprocessing.get_context("fork")
     taken: multiprocessing.Queue[int] = fork.Queue()
     started = time.monotonic()
