@@ -26,8 +26,8 @@ from engine.service import EngineService
 from tenants.audit_log import OPERATOR
 from tenants.faults import as_unavailable
 from tenants.key_usage import is_stale, mark_used
-from tenants.keys import ROLE_RANK, ApiKey, Role, authenticate
-from tenants.registry import Tenant, TenantStatus, get_tenant
+from tenants.keys import ROLE_RANK, ApiKey, Role
+from tenants.registry import Tenant, TenantStatus, authenticate
 from tenants.secret_box import SecretBox
 
 log = logging.getLogger("cadenza.api")
@@ -140,8 +140,7 @@ async def _authenticated(db: AsyncEngine, secret: str) -> tuple[ApiKey, Tenant] 
     if len(secret) > MAX_SECRET_CHARS or not secret.isascii():
         return None
     async with db.connect() as conn:
-        key = await authenticate(conn, secret)
-        return None if key is None else (key, await get_tenant(conn, key.tenant_id))
+        return await authenticate(conn, secret)
 
 
 def require(role: Role):  # type: ignore[no-untyped-def]

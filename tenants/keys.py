@@ -58,17 +58,19 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-def _row_to_key(row: object) -> ApiKey:
+def row_to_key(row: object) -> ApiKey:
+    """The key in `row`, read by column: a row that joins the key's tenant has an `id` and a
+    `name` of each."""
     m = row._mapping  # type: ignore[attr-defined]
     return ApiKey(
-        id=m["id"],
-        tenant_id=m["tenant_id"],
-        name=m["name"],
-        prefix=m["prefix"],
-        role=Role(m["role"]),
-        created_at=m["created_at"],
-        last_used_at=m["last_used_at"],
-        revoked_at=m["revoked_at"],
+        id=m[api_keys.c.id],
+        tenant_id=m[api_keys.c.tenant_id],
+        name=m[api_keys.c.name],
+        prefix=m[api_keys.c.prefix],
+        role=Role(m[api_keys.c.role]),
+        created_at=m[api_keys.c.created_at],
+        last_used_at=m[api_keys.c.last_used_at],
+        revoked_at=m[api_keys.c.revoked_at],
     )
 
 
@@ -100,23 +102,11 @@ async def create_key(
     return IssuedKey(key=key, secret=secret)
 
 
-async def authenticate(conn: AsyncConnection, secret: str) -> ApiKey | None:
-    """The live key with this secret, or None (unknown or revoked: callers answer 401 alike)."""
-    row = (
-        await conn.execute(
-            select(api_keys).where(
-                api_keys.c.hash == hash_secret(secret), api_keys.c.revoked_at.is_(None)
-            )
-        )
-    ).first()
-    return None if row is None else _row_to_key(row)
-
-
 async def list_keys(conn: AsyncConnection, tenant_id: str) -> list[ApiKey]:
     rows = await conn.execute(
         select(api_keys).where(api_keys.c.tenant_id == tenant_id).order_by(api_keys.c.created_at)
     )
-    return [_row_to_key(r) for r in rows]
+    return [row_to_key(r) for r in rows]
 
 
 async def revoke_key(conn: AsyncConnection, key_id: str, tenant_id: str | None = None) -> ApiKey:
@@ -135,7 +125,7 @@ async def revoke_key(conn: AsyncConnection, key_id: str, tenant_id: str | None =
     row = (await conn.execute(select(api_keys).where(condition))).first()
     if row is None:
         raise NotFound(f"no API key {key_id!r}")
-    key = _row_to_key(row)
+    key = row_to_key(row)
     if revoked.rowcount == 0 and key.revoked_at is not None:
         raise Conflict(
             f"API key {key_id!r} was revoked already, at {key.revoked_at.isoformat()}: "

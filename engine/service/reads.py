@@ -6,14 +6,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
 from engine.domain.occurrences import rule_schedule
 from engine.domain.records import Action, Page, Rule, Run
 from engine.domain.rule_filters import RuleFilter, RunFilter
 from engine.domain.validation import require_aware
-from engine.errors import RunNotFound
+from engine.errors import RuleNotFound, RunNotFound
 from engine.recurrence import ScheduleError
 from engine.service.action_writes import load_action
 from engine.service.row_records import (
@@ -25,7 +24,6 @@ from engine.service.row_records import (
     rule_from_row,
     run_from_row,
 )
-from engine.service.rule_writes import load
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
@@ -94,19 +92,14 @@ def _worked_out(row: RowMapping, horizon_years: int) -> str:
         return row["schedule"]
 
 
-async def _rules(deps: Deps, conn: AsyncConnection, rows: Sequence[RowMapping]) -> list[Rule]:
-    """The records of `rows`, with their next run and latest outcome read on `conn`, the
-    connection that read the rows: a checkout from the pool and its reset cost CPU on every
-    request."""
-    ids = [r["id"] for r in rows]
-    next_at = await rule_store.next_run_at(conn, ids)
-    outcomes = await rule_store.last_outcomes(conn, ids)
+def _rules(deps: Deps, rows: Sequence[RowMapping]) -> list[Rule]:
+    """The records of `rows` as `rule_store.list_rules` reads them."""
     return [
         rule_from_row(
             r,
             schedule_text=describe(r, deps.config.horizon_years),
-            next_run_at=next_at.get(r["id"]),
-            last_outcome=outcomes.get(r["id"]),
+            next_run_at=r["next_run_at"],
+            last_outcome=r["last_outcome"],
         )
         for r in rows
     ]
@@ -114,8 +107,10 @@ async def _rules(deps: Deps, conn: AsyncConnection, rows: Sequence[RowMapping]) 
 
 async def get_rule(deps: Deps, tenant_id: str, rule_id: str) -> Rule:
     async with deps.db.connect() as conn:
-        row = await load(conn, tenant_id, rule_id)
-        return (await _rules(deps, conn, [row]))[0]
+        row = await rule_store.get_shown_rule(conn, tenant_id, rule_id)
+    if row is None:
+        raise RuleNotFound(f"no rule {rule_id!r} for this tenant: check the rule id")
+    return _rules(deps, [row])[0]
 
 
 async def list_rules(
@@ -126,8 +121,8 @@ async def list_rules(
         rows = await rule_store.list_rules(
             conn, tenant_id, after_id=decode_cursor(cursor), limit=limit + 1, selection=selection
         )
-        page, next_cursor = _split(rows, limit)
-        return Page(await _rules(deps, conn, page), next_cursor)
+    page, next_cursor = _split(rows, limit)
+    return Page(_rules(deps, page), next_cursor)
 
 
 async def get_action(deps: Deps, tenant_id: str, action_id: int) -> Action:

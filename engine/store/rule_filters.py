@@ -21,16 +21,15 @@ def _label(requirement: LabelRequirement) -> Any:
     return found.is_not(None) if requirement.value is None else found == requirement.value
 
 
-def _last_outcome(outcome: str) -> Any:
-    """The rule's latest run (highest id) ended with `outcome`."""
-    latest = (
-        select(runs.c.outcome)
-        .where(runs.c.rule_id == rules.c.id)
-        .order_by(runs.c.id.desc())
-        .limit(1)
-        .scalar_subquery()
-    )
-    return latest == outcome
+#: The outcome of the rule's latest run (highest id), NULL before its first run: one seek of
+#: `ix_runs_rule_id_id` per rule, however many runs it has.
+latest_outcome = (
+    select(runs.c.outcome)
+    .where(runs.c.rule_id == rules.c.id)
+    .order_by(runs.c.id.desc())
+    .limit(1)
+    .scalar_subquery()
+)
 
 
 def _search(text: str) -> Any:
@@ -46,7 +45,7 @@ def rule_conditions(selection: RuleFilter) -> Any:
     if selection.runtime is not None:
         conditions.append(rules.c.runtime == selection.runtime)
     if selection.last_outcome is not None:
-        conditions.append(_last_outcome(selection.last_outcome))
+        conditions.append(latest_outcome == selection.last_outcome)
     if selection.search:
         conditions.append(_search(selection.search))
     return and_(true(), *conditions)

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -17,13 +17,28 @@ from engine.domain.rule_filters import RuleFilter
 from engine.errors import RuleIdTaken
 from engine.recurrence.calendars import Calendar
 from engine.store.rows import rule_row
-from engine.store.rule_filters import rule_conditions
+from engine.store.rule_filters import latest_outcome, rule_conditions
 from engine.store.snapshots import rule_snapshot
-from engine.store.tables import actions, rules, runs
+from engine.store.tables import actions, rules
+
+#: The due time of the rule's earliest pending action, NULL if it has none: one seek of
+#: `ix_actions_rule_status_due` per rule.
+_next_run_at = (
+    select(func.min(actions.c.due_at))
+    .where(actions.c.rule_id == rules.c.id, actions.c.status == ActionStatus.PENDING)
+    .scalar_subquery()
+)
 
 
 def _visible(tenant_id: str) -> Any:
     return (rules.c.tenant_id == tenant_id) & rules.c.deleted_at.is_(None)
+
+
+def _shown() -> Select[Any]:
+    """A rule's row with what a list or a get shows beside it, `next_run_at` and
+    `last_outcome`, read by the statement that reads the row: a statement costs a request more
+    CPU than the two index seeks per rule that it takes."""
+    return select(rules, _next_run_at.label("next_run_at"), latest_outcome.label("last_outcome"))
 
 
 async def insert_rule(
@@ -50,6 +65,12 @@ async def get_rule(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMa
     return (await conn.execute(query)).mappings().first()
 
 
+async def get_shown_rule(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping | None:
+    """The rule's row with `next_run_at` and `last_outcome` (as `list_rules` gives them)."""
+    query = _shown().where(_visible(tenant_id), rules.c.id == rule_id)
+    return (await conn.execute(query)).mappings().first()
+
+
 async def count_rules(conn: AsyncConnection, tenant_id: str) -> int:
     query = select(func.count()).select_from(rules).where(_visible(tenant_id))
     return int((await conn.execute(query)).scalar_one())
@@ -63,8 +84,9 @@ async def list_rules(
     limit: int,
     selection: RuleFilter,
 ) -> list[RowMapping]:
-    """The rules `selection` means, in id order after `after_id`."""
-    query = select(rules).where(_visible(tenant_id), rule_conditions(selection))
+    """The rules `selection` means, in id order after `after_id`, each row with `next_run_at`
+    and `last_outcome`."""
+    query = _shown().where(_visible(tenant_id), rule_conditions(selection))
     if after_id is not None:
         query = query.where(rules.c.id > after_id)
     return list((await conn.execute(query.order_by(rules.c.id).limit(limit))).mappings())
@@ -100,26 +122,3 @@ async def update_rule(
         query = query.where(rules.c.version == version)
     result = await conn.execute(query.values(**values, version=rules.c.version + 1))
     return result.rowcount == 1
-
-
-async def next_run_at(conn: AsyncConnection, rule_ids: Sequence[str]) -> dict[str, datetime]:
-    """The due time of each rule's earliest pending action."""
-    if not rule_ids:
-        return {}
-    query = (
-        select(actions.c.rule_id, func.min(actions.c.due_at))
-        .where(actions.c.rule_id.in_(rule_ids), actions.c.status == ActionStatus.PENDING)
-        .group_by(actions.c.rule_id)
-    )
-    return {rule_id: due_at for rule_id, due_at in await conn.execute(query)}
-
-
-async def last_outcomes(conn: AsyncConnection, rule_ids: Sequence[str]) -> dict[str, str]:
-    """The outcome of each rule's latest run."""
-    if not rule_ids:
-        return {}
-    latest = (
-        select(func.max(runs.c.id)).where(runs.c.rule_id.in_(rule_ids)).group_by(runs.c.rule_id)
-    )
-    query = select(runs.c.rule_id, runs.c.outcome).where(runs.c.id.in_(latest))
-    return {rule_id: outcome for rule_id, outcome in await conn.execute(query)}

@@ -7,8 +7,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from tenants.errors import Conflict, InvalidInput, NotFound
-from tenants.keys import Role, authenticate, create_key, revoke_key
-from tenants.registry import create_tenant, find_tenant
+from tenants.keys import Role, create_key, revoke_key
+from tenants.registry import authenticate, create_tenant, find_tenant
 from tenants.tables import api_keys
 
 
@@ -18,7 +18,8 @@ async def test_key_authenticates_and_is_stored_only_as_hash(db: AsyncEngine) -> 
     async with db.connect() as conn:
         found = await authenticate(conn, issued.secret)
         stored = (await conn.execute(select(api_keys.c.hash, api_keys.c.prefix))).all()
-    assert found is not None and found.tenant_id == tenant.id and found.role is Role.ADMIN
+    assert found is not None and found[1] == tenant
+    assert found[0].tenant_id == tenant.id and found[0].role is Role.ADMIN
     assert all(issued.secret not in (h, p) for h, p in stored)
     assert issued.secret.startswith(stored[0].prefix)
 

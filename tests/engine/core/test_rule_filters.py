@@ -1,6 +1,7 @@
 """Rule and run filters as a property: for generated rule sets (labels, state, runtime, the
-outcomes of their runs) and generated filters, the database's answer, paged, equals the filter
-applied in Python to the whole set; a neighbour tenant holding the same rules never shows."""
+outcomes of their runs, which of their actions are pending) and generated filters, the
+database's answer, paged, equals the filter applied in Python to the whole set, each listed rule
+with its next run and latest outcome; a neighbour tenant holding the same rules never shows."""
 
 from __future__ import annotations
 
@@ -14,16 +15,18 @@ import pytest
 import uvloop
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 from support.postgres import PostgresCluster
 
 from engine.domain.labels import LabelRequirement
-from engine.domain.records import RuleSpec
+from engine.domain.records import ActionStatus, RuleSpec
 from engine.domain.rule_filters import RuleFilter, RuleState, RunFilter
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
 from engine.store.rows import NewAction, NewRun
+from engine.store.tables import actions
 from tenants.db import create_engine
 from tenants.registry import create_tenant
 
@@ -40,6 +43,8 @@ rules_drawn = st.lists(
             "enabled": st.booleans(),
             "runtime": st.sampled_from(("python", "micropython")),
             "outcomes": st.lists(st.sampled_from(OUTCOMES), max_size=2),
+            # Whether the action of each run is still pending (a retried one is).
+            "pending": st.lists(st.booleans(), min_size=2, max_size=2),
             "name": st.sampled_from(NAMES),
         }
     ),
@@ -74,6 +79,12 @@ def _expected(rule: dict[str, Any], where: RuleFilter) -> bool:
     return not where.search or where.search.lower() in rule["name"].lower()
 
 
+def _shown(rule: dict[str, Any]) -> tuple[datetime | None, str | None]:
+    """The next run and latest outcome a listing shows beside the rule."""
+    due = [NOW + timedelta(minutes=n) for n in range(len(rule["outcomes"])) if rule["pending"][n]]
+    return min(due, default=None), rule["outcomes"][-1] if rule["outcomes"] else None
+
+
 async def _insert(conn: AsyncConnection, tenant_id: str, rule: dict[str, Any]) -> str:
     rule_id = f"r_{uuid.uuid4().hex[:16]}"
     spec = RuleSpec(
@@ -86,6 +97,9 @@ async def _insert(conn: AsyncConnection, tenant_id: str, rule: dict[str, Any]) -
         new = NewAction(tenant_id=tenant_id, scheduled_at=at, due_at=at, rule_id=rule_id)
         action_id = await action_store.insert_action(conn, new, NOW)
         await run_store.insert_runs(conn, [_run(tenant_id, action_id, rule_id, at, outcome)])
+        if not rule["pending"][n]:
+            done = actions.update().where(actions.c.id == action_id)
+            await conn.execute(done.values(status=ActionStatus.SUCCEEDED))
     return rule_id
 
 
@@ -97,15 +111,15 @@ def _run(tenant_id: str, action_id: int, rule_id: str, at: datetime, outcome: st
     )  # fmt: skip
 
 
-async def _listed(conn: AsyncConnection, tenant_id: str, where: RuleFilter) -> list[str]:
+async def _listed(conn: AsyncConnection, tenant_id: str, where: RuleFilter) -> list[RowMapping]:
     """Every page of the listing, three rules a page."""
-    found: list[str] = []
+    found: list[RowMapping] = []
     while True:
-        after = found[-1] if found else None
+        after = found[-1]["id"] if found else None
         page = await rule_store.list_rules(
             conn, tenant_id, after_id=after, limit=3, selection=where
         )
-        found += [row["id"] for row in page]
+        found += page
         if len(page) < 3:
             return found
 
@@ -117,9 +131,17 @@ async def _check(url: str, drawn: list[dict[str, Any]], where: RuleFilter) -> No
             tenants = [(await create_tenant(conn, uuid.uuid4().hex))[0].id for _ in range(2)]
             ids = [[await _insert(conn, t, rule) for rule in drawn] for t in tenants]
         mine = ids[0]
+        shown = {i: _shown(rule) for i, rule in zip(mine, drawn, strict=True)}
         expected = sorted(i for i, rule in zip(mine, drawn, strict=True) if _expected(rule, where))
         async with db.connect() as conn:
-            assert await _listed(conn, tenants[0], where) == expected
+            listed = await _listed(conn, tenants[0], where)
+            assert [row["id"] for row in listed] == expected
+            assert all((r["next_run_at"], r["last_outcome"]) == shown[r["id"]] for r in listed)
+            for rule_id in mine:
+                got = await rule_store.get_shown_rule(conn, tenants[0], rule_id)
+                assert (
+                    got is not None and (got["next_run_at"], got["last_outcome"]) == shown[rule_id]
+                )
             selected = await rule_store.selected_rules(conn, tenants[0], where)
             assert [row["id"] for row in selected] == expected
             await _check_runs(conn, tenants[0], mine, drawn, where.labels)
