@@ -17,6 +17,10 @@ class EngineError(Exception):
 class RuleNotFound(EngineError):
     """No such rule for this tenant: check the rule id (GET /v1/rules lists them)."""
 
+    @classmethod
+    def of(cls, rule_id: str) -> RuleNotFound:
+        return cls(f"no rule {rule_id!r} for this tenant: check the rule id")
+
 
 class RuleVersionNotFound(EngineError):
     """No such version of this rule: GET /v1/rules/{rule_id}/versions lists the versions kept."""

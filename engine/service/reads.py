@@ -109,7 +109,7 @@ async def get_rule(deps: Deps, tenant_id: str, rule_id: str) -> Rule:
     async with deps.db.connect() as conn:
         row = await rule_store.get_shown_rule(conn, tenant_id, rule_id)
     if row is None:
-        raise RuleNotFound(f"no rule {rule_id!r} for this tenant: check the rule id")
+        raise RuleNotFound.of(rule_id)
     return _rules(deps, [row])[0]
 
 

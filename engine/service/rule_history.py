@@ -43,7 +43,7 @@ async def versions(
     """The rule's versions in order, after version `after` (RuleNotFound for no such rule)."""
     async with deps.db.connect() as conn:
         if await rule_store.get_rule(conn, tenant_id, rule_id) is None:
-            raise RuleNotFound(f"no rule {rule_id!r} for this tenant: check the rule id")
+            raise RuleNotFound.of(rule_id)
         return await version_store.list_versions(conn, tenant_id, rule_id, after, limit)
 
 
@@ -51,7 +51,7 @@ async def version(deps: Deps, tenant_id: str, rule_id: str, number: int) -> Rule
     """Version `number` of the rule; RuleNotFound or RuleVersionNotFound."""
     async with deps.db.connect() as conn:
         if await rule_store.get_rule(conn, tenant_id, rule_id) is None:
-            raise RuleNotFound(f"no rule {rule_id!r} for this tenant: check the rule id")
+            raise RuleNotFound.of(rule_id)
         found = await version_store.get_version(conn, tenant_id, rule_id, number)
     if found is None:
         raise RuleVersionNotFound(

@@ -141,7 +141,7 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec, rule_id: str | None
 async def load(conn: AsyncConnection, tenant_id: str, rule_id: str) -> RowMapping:
     row = await rule_store.get_rule(conn, tenant_id, rule_id)
     if row is None:
-        raise RuleNotFound(f"no rule {rule_id!r} for this tenant: check the rule id")
+        raise RuleNotFound.of(rule_id)
     return row
 
 
