@@ -19,6 +19,8 @@ class RuleNotFound(EngineError):
 
     @classmethod
     def of(cls, rule_id: str) -> RuleNotFound:
+        """The error for `rule_id`, named in the message (an id of another tenant's rule reads
+        as missing, like one that never existed)."""
         return cls(f"no rule {rule_id!r} for this tenant: check the rule id")
 
 

@@ -51,10 +51,11 @@ def clean_outcome(outcome: Outcome) -> Outcome:
 
 
 def clean_events(events: Iterable[Event]) -> tuple[Event, ...]:
-    return map_events(events, clean_text)
+    """`events` with every type and payload string clean (as `clean_outcome` leaves them)."""
+    return _map_events(events, clean_text)
 
 
-def map_events(events: Iterable[Event], text: Callable[[str], str]) -> tuple[Event, ...]:
+def _map_events(events: Iterable[Event], text: Callable[[str], str]) -> tuple[Event, ...]:
     return tuple(Event(text(e.type), map_json(e.payload, text)) for e in events)
 
 
@@ -66,6 +67,6 @@ def map_outcome(outcome: Outcome, text: Callable[[str], str]) -> Outcome:
         error=None if outcome.error is None else text(outcome.error),
         stdout=text(outcome.stdout),
         stderr=text(outcome.stderr),
-        events=map_events(outcome.events, text),
+        events=_map_events(outcome.events, text),
         logs=tuple(text(line) for line in outcome.logs),
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -27,12 +29,10 @@ from engine.service.row_records import (
 from engine.store import actions as action_store
 from engine.store import rules as rule_store
 from engine.store import runs as run_store
-from engine.store.calendar_codec import from_rule_copy
 from engine.store.snapshots import rule_snapshot
 
 MAX_PAGE = 500
-#: Schedule texts kept by `describe`, as many as the recurrence package keeps parses of (each
-#: entry holds its schedule, like a parse's key); past this it starts over.
+#: Schedule texts kept by `describe`; past this it starts over.
 MAX_SCHEDULE_TEXTS = 4_096
 _schedule_texts: dict[tuple[Any, ...], str] = {}
 
@@ -74,7 +74,7 @@ def describe(row: RowMapping, horizon_years: int) -> str:
         row["dst_repeat"],
         row["start_at"],
         row["created_at"],
-        from_rule_copy(row["calendar_dates"]),
+        _digest(row["calendar_dates"]),
         horizon_years,
     )
     text = _schedule_texts.get(key)
@@ -83,6 +83,13 @@ def describe(row: RowMapping, horizon_years: int) -> str:
             _schedule_texts.clear()
         text = _schedule_texts[key] = _worked_out(row, horizon_years)
     return text
+
+
+def _digest(calendars: Any) -> str | None:
+    """A rule's calendar copy in a key: up to thousands of dates, so kept as their digest."""
+    if not calendars:
+        return None
+    return hashlib.sha256(json.dumps(calendars, sort_keys=True).encode()).hexdigest()
 
 
 def _worked_out(row: RowMapping, horizon_years: int) -> str:

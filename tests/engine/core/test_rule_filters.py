@@ -42,9 +42,8 @@ rules_drawn = st.lists(
             "labels": st.dictionaries(st.sampled_from(KEYS), st.sampled_from(VALUES), max_size=3),
             "enabled": st.booleans(),
             "runtime": st.sampled_from(("python", "micropython")),
-            "outcomes": st.lists(st.sampled_from(OUTCOMES), max_size=2),
-            # Whether the action of each run is still pending (a retried one is).
-            "pending": st.lists(st.booleans(), min_size=2, max_size=2),
+            # Each run's outcome, and whether its action is still pending (a retried one is).
+            "runs": st.lists(st.tuples(st.sampled_from(OUTCOMES), st.booleans()), max_size=2),
             "name": st.sampled_from(NAMES),
         }
     ),
@@ -73,7 +72,7 @@ def _expected(rule: dict[str, Any], where: RuleFilter) -> bool:
         return False
     if where.runtime is not None and rule["runtime"] != where.runtime:
         return False
-    last = rule["outcomes"][-1] if rule["outcomes"] else None
+    last = rule["runs"][-1][0] if rule["runs"] else None
     if where.last_outcome is not None and last != where.last_outcome:
         return False
     return not where.search or where.search.lower() in rule["name"].lower()
@@ -81,8 +80,8 @@ def _expected(rule: dict[str, Any], where: RuleFilter) -> bool:
 
 def _shown(rule: dict[str, Any]) -> tuple[datetime | None, str | None]:
     """The next run and latest outcome a listing shows beside the rule."""
-    due = [NOW + timedelta(minutes=n) for n in range(len(rule["outcomes"])) if rule["pending"][n]]
-    return min(due, default=None), rule["outcomes"][-1] if rule["outcomes"] else None
+    due = [NOW + timedelta(minutes=n) for n, (_, pending) in enumerate(rule["runs"]) if pending]
+    return min(due, default=None), rule["runs"][-1][0] if rule["runs"] else None
 
 
 async def _insert(conn: AsyncConnection, tenant_id: str, rule: dict[str, Any]) -> str:
@@ -92,12 +91,12 @@ async def _insert(conn: AsyncConnection, tenant_id: str, rule: dict[str, Any]) -
         runtime=rule["runtime"], enabled=rule["enabled"], labels=rule["labels"],
     )  # fmt: skip
     await rule_store.insert_rule(conn, spec, tenant_id, rule_id, NOW)
-    for n, outcome in enumerate(rule["outcomes"]):
+    for n, (outcome, pending) in enumerate(rule["runs"]):
         at = NOW + timedelta(minutes=n)
         new = NewAction(tenant_id=tenant_id, scheduled_at=at, due_at=at, rule_id=rule_id)
         action_id = await action_store.insert_action(conn, new, NOW)
         await run_store.insert_runs(conn, [_run(tenant_id, action_id, rule_id, at, outcome)])
-        if not rule["pending"][n]:
+        if not pending:
             done = actions.update().where(actions.c.id == action_id)
             await conn.execute(done.values(status=ActionStatus.SUCCEEDED))
     return rule_id
@@ -159,7 +158,7 @@ async def _check_runs(
     """Runs by their rules' labels: exactly the runs of the rules those labels select."""
     rows = await run_store.list_runs(conn, tenant_id, where=RunFilter(rule_labels=labels))
     chosen = {i for i, rule in zip(ids, drawn, strict=True) if _expected(rule, RuleFilter(labels))}
-    wanted = sum(len(r["outcomes"]) for i, r in zip(ids, drawn, strict=True) if i in chosen)
+    wanted = sum(len(r["runs"]) for i, r in zip(ids, drawn, strict=True) if i in chosen)
     assert {row["rule_id"] for row in rows} <= chosen and len(rows) == wanted
 
 
