@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from api.ratelimit import TokenBuckets
-from api.shared_buckets import BUSY_TIMEOUT_S, SharedTokenBuckets, prepare
+from api.shared_buckets import SharedTokenBuckets, prepare
 
 #: (which process, key, per-minute limit, take or only ask, seconds that pass before).
 VISITS = st.lists(
@@ -62,15 +62,14 @@ def test_namespaces_do_not_share_a_bucket(tmp_path: Path) -> None:
 
 def test_a_prepared_file_opens_while_another_connection_holds_it(tmp_path: Path) -> None:
     """What lets `serve`'s API processes start together: opening a prepared file needs no
-    lock, so it never waits for, nor races, another transaction or mode switch."""
+    lock, so it never waits for, nor races, another transaction or mode switch (an open that
+    needed the lock here would wait out its busy timeout and fail: database is locked)."""
     path = tmp_path / "throttles.sqlite"
     prepare(path)
     holder = sqlite3.connect(path, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:
-        started = time.monotonic()
         opened = SharedTokenBuckets(path, "requests")
-        assert time.monotonic() - started < BUSY_TIMEOUT_S / 2
     finally:
         holder.execute("ROLLBACK")
         holder.close()
