@@ -9,8 +9,20 @@ import re
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sandbox import Event, Outcome, OutcomeStatus, clean_json, clean_outcome, clean_text
+from sandbox import (
+    Event,
+    Limits,
+    Outcome,
+    OutcomeStatus,
+    RuntimeName,
+    clean_json,
+    clean_outcome,
+    clean_text,
+)
 from sandbox.framing import FrameError
+from sandbox.hostcalls import HostSession
+from sandbox.memory_host import MemoryHost
+from sandbox.outcomes import Run
 from sandbox.report import WORKER_STATUSES, parse
 from sandbox.text import REPLACEMENT
 from sandbox.worker import call_body, dumps_args
@@ -72,6 +84,55 @@ def test_an_outcome_is_storable_in_every_field(text: str, value: object) -> None
     fields += [s for e in cleaned.events for s in strings_of(e.payload)]
     assert all(is_storable(s) for s in fields)
     assert cleaned.status is outcome.status
+
+
+#: Text that holds an unstorable code point more often than any code point drawn at random.
+UNCLEAN_TEXT = ANY_TEXT | st.text(st.sampled_from("a\x00\ud800\udfff"), min_size=1, max_size=6)
+UNCLEAN_JSON = st.recursive(
+    st.none() | st.integers() | UNCLEAN_TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(UNCLEAN_TEXT, inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300)
+@given(
+    st.sampled_from([OutcomeStatus.OK, OutcomeStatus.ERROR]),
+    UNCLEAN_TEXT,
+    UNCLEAN_JSON,
+    st.none() | st.integers(1, 99),
+    st.lists(st.tuples(UNCLEAN_TEXT, UNCLEAN_JSON), max_size=3),
+    st.lists(UNCLEAN_TEXT, max_size=3),
+)
+def test_a_runs_outcome_is_built_as_clean_as_clean_outcome_leaves_one(
+    status: OutcomeStatus,
+    text: str,
+    value: object,
+    line: int | None,
+    events: list[tuple[str, object]],
+    logs: list[str],
+) -> None:
+    """`Run.outcome`, which builds every run's Outcome, cleans each field as `clean_outcome`
+    does: the two must not drift apart (the first builds clean, the second copies clean)."""
+    run = Run(RuntimeName.PYTHON, Limits())
+    run.status, run.result, run.error, run.error_line = status, value, text, line
+    run.stdout, run.stderr = text, text[::-1]
+    session = HostSession(MemoryHost(), Limits())
+    session.events.extend(Event(type_, payload) for type_, payload in events)
+    session.logs.extend(logs)
+    built = run.outcome(session)
+    raw = Outcome(
+        status=status,
+        result=value if status is OutcomeStatus.OK else None,
+        error=text if line is None else f"line {line}: {text}",
+        stdout=text,
+        stderr=text[::-1],
+        events=tuple(session.events),
+        logs=tuple(logs),
+    )
+    cleaned = clean_outcome(raw)
+    for name in ("status", "result", "error", "stdout", "stderr", "events", "logs"):
+        assert getattr(built, name) == getattr(cleaned, name), name
 
 
 @settings(max_examples=300)
