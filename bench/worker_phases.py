@@ -93,7 +93,7 @@ def _child_cpu_s(
 def _round_trip(sock: socket.socket, runtime: RuntimeName, form: CodeForm) -> float:
     started_s = time.perf_counter()
     job = Job(runtime, Mode.RUN, "trivial", form, LIMITS, CONTEXT.to_json())
-    framing.send(sock, Kind.JOB, job.to_json())
+    framing.send(sock, Kind.JOB, job.encode())
     if form is CodeForm.SOURCE:
         framing.send(sock, Kind.BLOB, _SCRIPT[runtime].encode())
     while True:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from sandbox import framing, report
@@ -36,8 +37,10 @@ _FAULTS = frozenset({signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE
 ArtifactSink = Callable[[bytes], None]
 
 
-def frame_limits(limits: Limits, has_host: bool, takes_artifact: bool) -> dict[Kind, int]:
-    """What a worker may send during one job, and how long each frame may be."""
+@lru_cache(maxsize=256)
+def frame_limits(limits: Limits, has_host: bool, takes_artifact: bool) -> Mapping[Kind, int]:
+    """What a worker may send during one job, and how long each frame may be (the same for
+    every run under the same limits, so worked out once)."""
     found = {Kind.DONE: 6 * (limits.output_bytes + limits.result_bytes) + _REPORT_SPARE_BYTES}
     if has_host:
         found[Kind.CALL] = call_frame_bytes(limits)
@@ -72,7 +75,7 @@ class Conversation:
         run.started_s = time.monotonic()  # the clock starts with the worker, as the limit does
         try:
             async with asyncio.timeout(limits.timeout_s + grace_s):
-                await channel.send(Kind.JOB, job.to_json())
+                await channel.send(Kind.JOB, job.encode())
                 if blob is not None:
                     await channel.send(Kind.BLOB, blob)
                 while not await self._take(*await channel.read()):

@@ -144,7 +144,13 @@ class Channel:
         return frame
 
     async def send(self, kind: Kind, body: Any) -> None:
-        await self._loop.sock_sendall(self._sock, encode(kind, body))
+        data = encode(kind, body)
+        try:  # a job fits the idle socket's buffer: one call, no future
+            sent = self._sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        if sent < len(data):
+            await self._loop.sock_sendall(self._sock, data[sent:])
 
     def close(self) -> None:
         self._pause()

@@ -19,6 +19,7 @@ from sandbox.text import clean_json, clean_text
 
 #: What a worker may say of a job; `killed` and `crashed` are only ever the engine's findings.
 WORKER_STATUSES = frozenset(OutcomeStatus) - {OutcomeStatus.KILLED, OutcomeStatus.CRASHED}
+_STATUS_OF = {str(status): status for status in WORKER_STATUSES}
 _ERROR_CHARS = 4000
 
 
@@ -40,32 +41,32 @@ class WorkerReport:
 
 def parse(message: Any) -> WorkerReport:
     """The report in a DONE frame; FrameError naming the first field that does not fit."""
-    if not isinstance(message, dict):
+    if type(message) is not dict:
         raise FrameError("the report is not a JSON object")
-    status = _field(message, "status", str)
-    if status not in WORKER_STATUSES:
-        raise FrameError(f"a worker may not report status {status!r}")
-    error = _field(message, "error", str, optional=True)
+    said = message.get("status")
+    status = _STATUS_OF.get(said) if type(said) is str else None
+    if status is None:
+        raise FrameError(f"a worker may not report status {said!r}")
+    error = _field(message, "error", str)
     return WorkerReport(
-        status=OutcomeStatus(status),
+        status=status,
         error=None if error is None else clean_text(error[:_ERROR_CHARS]),
-        line=_field(message, "line", int, optional=True),
-        stdout=clean_text(_field(message, "stdout", str, default="")),
-        truncated=_field(message, "truncated", bool, default=False),
-        result=_result(message) if status == OutcomeStatus.OK else None,
+        line=_field(message, "line", int),
+        stdout=clean_text(_field(message, "stdout", str, "")),
+        truncated=_field(message, "truncated", bool, False),
+        result=_result(message) if status is OutcomeStatus.OK else None,
         cpu_s=_number(message, "cpu_s"),
         cpu_total_s=_number(message, "cpu_total_s") or 0.0,
         cpu_limit_s=_number(message, "cpu_limit_s") or 0.0,
-        peak_memory_bytes=_field(message, "peak_memory_bytes", int, optional=True),
-        fuel=_field(message, "fuel", int, optional=True),
+        peak_memory_bytes=_field(message, "peak_memory_bytes", int),
+        fuel=_field(message, "fuel", int),
     )
 
 
-def _field(
-    message: dict[str, Any], name: str, kind: type, *, optional: bool = False, default: Any = None
-) -> Any:
-    value = message.get(name, default)
-    if value is None and (optional or default is not None):
+def _field(message: dict[str, Any], name: str, kind: type, default: Any = None) -> Any:
+    """The field `name` of type `kind`; `default` if it is missing or null."""
+    value = message.get(name)
+    if value is None:
         return default
     if type(value) is not kind:
         raise FrameError(f"the report's {name} is not a {kind.__name__}")
@@ -82,7 +83,7 @@ def _number(message: dict[str, Any], name: str) -> float | None:
 
 
 def _result(message: dict[str, Any]) -> Any:
-    text = _field(message, "result_json", str, default="null")
+    text = _field(message, "result_json", str, "null")
     try:
         return clean_json(json.loads(text, parse_constant=_refuse))
     except (ValueError, RecursionError) as exc:

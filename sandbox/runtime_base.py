@@ -28,6 +28,10 @@ from sandbox.warm import REUSABLE_STATUSES, Binding
 CHECK_TRIES = 2
 #: Compiled artifacts the engine keeps, over all tenants.
 ARTIFACT_BYTES = 128 * 1024 * 1024
+#: Scripts whose key and bytes are kept (working them out hashes the whole script each run),
+#: and the longest script kept: at most about 2 x 512 x 16 KiB.
+CODES_KEPT = 512
+CODE_KEPT_CHARS = 16 * 1024
 #: Statuses of a check that do not depend on the limits it ran under.
 _LASTING = frozenset({OutcomeStatus.OK, OutcomeStatus.REJECTED, OutcomeStatus.ERROR})
 
@@ -46,15 +50,28 @@ class WorkerRuntime:
         self._compile_limits = compile_limits
         self._verdicts = Verdicts()
         self._artifacts = Artifacts(ARTIFACT_BYTES) if self.keeps_artifacts else None
+        self._codes: dict[str | bytes, tuple[str, bytes]] = {}
 
     def code(self, script: str | bytes) -> tuple[str, bytes]:
         """(key, bytes for the worker) of a script; ScriptRejected if it cannot be one."""
         raise NotImplementedError
 
+    def _code_of(self, script: str | bytes) -> tuple[str, bytes]:
+        """`code(script)`, kept for the scripts that run again and again (every run of a
+        rule passes its script's text, so the key would otherwise be hashed every run)."""
+        found = self._codes.get(script)
+        if found is None:
+            found = self.code(script)
+            if len(script) <= CODE_KEPT_CHARS:
+                if len(self._codes) >= CODES_KEPT:
+                    self._codes.clear()
+                self._codes[script] = found
+        return found
+
     async def validate(self, script: str | bytes, limits: Limits | None = None) -> None:
         """Raise ScriptRejected (line + reason) unless the script compiles and may run,
         checked in a fresh worker within `limits` (the save's; default the compile limits)."""
-        key, blob = self.code(script)
+        key, blob = self._code_of(script)
         verdict = self._verdicts.get(key) or await self._check(key, blob, limits)
         if verdict.reason is not None:
             raise ScriptRejected(verdict.reason, verdict.line)
@@ -92,7 +109,7 @@ class WorkerRuntime:
         """Run the script once in a worker of its tenant; every failure is the Outcome."""
         run = Run(self.name, limits)
         try:
-            key, blob = self.code(script)
+            key, blob = self._code_of(script)
             verdict = self._verdicts.get(key)
             if verdict is not None and verdict.reason is not None:
                 raise ScriptRejected(verdict.reason, verdict.line)
