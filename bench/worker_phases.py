@@ -75,29 +75,37 @@ def worker_cpu_per_run_ms(
         engine_end.close()
         _become_worker(executors, worker_end, profile)
     worker_end.close()
-    round_trips_s = [_round_trip(engine_end, runtime, CodeForm.SOURCE)]
-    cpu_s = _child_cpu_s(pid, engine_end, runs, round_trips_s, runtime)
+    receiver = framing.Receiver(engine_end)
+    round_trips_s = [_round_trip(engine_end, receiver, runtime, CodeForm.SOURCE)]
+    cpu_s = _child_cpu_s(pid, engine_end, receiver, runs, round_trips_s, runtime)
     return cpu_s * 1000 / runs, statistics.median(round_trips_s) * 1000
 
 
 def _child_cpu_s(
-    pid: int, sock: socket.socket, runs: int, trips: list[float], runtime: RuntimeName
+    pid: int,
+    sock: socket.socket,
+    receiver: framing.Receiver,
+    runs: int,
+    trips: list[float],
+    runtime: RuntimeName,
 ) -> float:
     for _ in range(runs):
-        trips.append(_round_trip(sock, runtime, CodeForm.HELD))
+        trips.append(_round_trip(sock, receiver, runtime, CodeForm.HELD))
     sock.close()
     _, _, usage = os.wait4(pid, 0)
     return usage.ru_utime + usage.ru_stime
 
 
-def _round_trip(sock: socket.socket, runtime: RuntimeName, form: CodeForm) -> float:
+def _round_trip(
+    sock: socket.socket, receiver: framing.Receiver, runtime: RuntimeName, form: CodeForm
+) -> float:
     started_s = time.perf_counter()
     job = Job(runtime, Mode.RUN, "trivial", form, LIMITS, CONTEXT.to_json())
     framing.send(sock, Kind.JOB, job.encode())
     if form is CodeForm.SOURCE:
         framing.send(sock, Kind.BLOB, _SCRIPT[runtime].encode())
     while True:
-        kind, body = framing.receive(sock, 1 << 28)
+        kind, body = receiver.receive(1 << 28)
         if kind is Kind.DONE:
             report = framing.loads(body)
             assert report["status"] == "ok", report

@@ -59,6 +59,7 @@ class Worker:
         baseline: isolation.Baseline,
     ) -> None:
         self._sock = sock
+        self._receiver = framing.Receiver(sock)
         self._window = window
         self._executors = executors
         self._baseline = baseline
@@ -94,7 +95,7 @@ class Worker:
         return job
 
     def _receive(self, kind: Kind, limit_bytes: int) -> bytes:
-        got, body = framing.receive(self._sock, limit_bytes)
+        got, body = self._receiver.receive(limit_bytes)
         if got is not kind:
             raise ValueError(f"expected a {kind.name} frame, got {got.name}")
         return body

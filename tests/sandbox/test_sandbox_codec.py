@@ -4,12 +4,16 @@ keep parts of earlier jobs (`Job.encode`), so jobs are generated in runs that sh
 
 from __future__ import annotations
 
+import itertools
 import json
+import socket
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sandbox import Limits, OutcomeStatus, RuntimeName, clean_json, clean_text
+from sandbox.framing import FrameError, Kind, Receiver, encode
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.report import WORKER_STATUSES, parse
 from tests.sandbox.test_sandbox_text import ANY_TEXT, JSON_VALUES
@@ -107,3 +111,40 @@ def test_a_well_formed_report_is_read_field_for_field(
     assert report.cpu_total_s == float(cpu_total_s or 0.0)
     assert report.cpu_limit_s == float(cpu_limit_s or 0.0)
     assert (report.peak_memory_bytes, report.fuel) == (peak_memory_bytes, fuel)
+
+
+FRAMES = st.lists(
+    st.tuples(st.sampled_from([Kind.JOB, Kind.BLOB, Kind.REPLY]), st.binary(max_size=3000)),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(FRAMES, st.lists(st.integers(1, 4000), min_size=1, max_size=8))
+def test_a_worker_receives_every_frame_whole_and_in_order_however_the_bytes_arrive(
+    frames: list[tuple[Kind, bytes]], cuts: list[int]
+) -> None:
+    """The worker reads as many bytes as have arrived, so one read may hold the end of one
+    frame and the start of the next: here the frames' bytes arrive in arbitrary pieces."""
+    data = b"".join(encode(kind, body) for kind, body in frames)
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        at = 0
+        for cut in itertools.cycle(cuts):
+            if at >= len(data):
+                break
+            ours.sendall(data[at : at + cut])
+            at += cut
+        ours.shutdown(socket.SHUT_WR)
+        receiver = Receiver(theirs)
+        assert [receiver.receive(4096) for _ in frames] == frames
+        with pytest.raises(EOFError):
+            receiver.receive(4096)
+
+
+def test_a_frame_longer_than_its_limit_is_refused_before_its_body_is_read() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        ours.sendall(encode(Kind.JOB, b"x" * 100)[:20])  # the header and part of the body
+        with pytest.raises(FrameError, match="exceeds 99"):
+            Receiver(theirs).receive(99)
