@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -75,22 +75,29 @@ def digest(before: str | None, written: tuple[tuple[str, str, Any], ...]) -> str
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+#: The object's latest row's digest, and a new row: built once (a statement built per call
+#: costs SQLAlchemy a cache key of every value, several times the statement's own run).
+_PREVIOUS = (
+    select(audit_log.c.after_digest)
+    .where(
+        audit_log.c.tenant_id == bindparam("p_tenant"),
+        audit_log.c.object_kind == bindparam("p_kind"),
+        audit_log.c.object_id == bindparam("p_object"),
+    )
+    .order_by(audit_log.c.id.desc())
+    .limit(1)
+)
+_APPEND = insert(audit_log)
+
+
 def append(conn: Connection, draft: AuditDraft) -> None:
     """Append the row of `draft`, chained to its object's previous row (synchronous: it runs
     inside the commit of the change it records)."""
-    previous = conn.execute(
-        select(audit_log.c.after_digest)
-        .where(
-            audit_log.c.tenant_id == draft.tenant_id,
-            audit_log.c.object_kind == draft.object_kind,
-            audit_log.c.object_id == draft.object_id,
-        )
-        .order_by(audit_log.c.id.desc())
-        .limit(1)
-    ).scalar()
+    wanted = {"p_tenant": draft.tenant_id, "p_kind": draft.object_kind}
+    previous = conn.execute(_PREVIOUS, wanted | {"p_object": draft.object_id}).scalar()
     values = {k: v for k, v in vars(draft).items() if k != "written"}
     after = digest(previous, draft.written)
-    conn.execute(insert(audit_log).values(**values, before_digest=previous, after_digest=after))
+    conn.execute(_APPEND, values | {"before_digest": previous, "after_digest": after})
 
 
 async def list_entries(
