@@ -15,6 +15,7 @@ import re
 import resource
 import socket
 import sys
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, NoReturn, Protocol
 
@@ -69,6 +70,9 @@ class Worker:
         self._call_bytes = 0
         self._log_bytes = 0
         self.job: Job | None = None
+        #: When the job arrived (monotonic): its time limit runs from here, as the engine's
+        #: clock, started as it sent the job, does; loading its code counts against it.
+        self.started_s = 0.0
         #: The code that came with the job (source or artifact), None if the worker holds it.
         self.blob: bytes | None = None
         self.output: Output | None = None
@@ -83,6 +87,7 @@ class Worker:
         limit, a fresh output, its code if it came with one."""
         try:
             job = Job.from_json(framing.loads(self._receive(Kind.JOB, MAX_JOB_BYTES)))
+            self.started_s = time.monotonic()
             blob = None if job.form is CodeForm.HELD else self._receive(Kind.BLOB, MAX_BLOB_BYTES)
         except (EOFError, OSError, ValueError, KeyError, TypeError):
             self.exit()

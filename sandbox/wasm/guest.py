@@ -39,7 +39,7 @@ class GuestRun:
         self.limits: Limits = job.limits
         self.worker = worker
         self.store = store
-        self.started_s = time.monotonic()
+        self.started_s = worker.started_s
         self.stop: tuple[OutcomeStatus, str] | None = None
         #: The JSON text the guest set as its result, if it did.
         self.result_json: str | None = None

@@ -16,10 +16,10 @@ from sandbox import Limits, OutcomeStatus, RuntimeName, clean_json, clean_text
 from sandbox.framing import FrameError, Kind, Receiver, encode
 from sandbox.job import CodeForm, Job, Mode
 from sandbox.report import WORKER_STATUSES, parse
-from tests.sandbox.test_sandbox_text import ANY_TEXT, JSON_VALUES
+from tests.sandbox.test_sandbox_text import ANY_TEXT
 
-#: What a context may hold: JSON, so no infinities.
-CONTEXT_VALUES = st.recursive(
+#: What a context or a result may hold: JSON, so no infinities.
+FINITE_JSON = st.recursive(
     st.none()
     | st.booleans()
     | st.integers()
@@ -48,7 +48,7 @@ JOBS = st.builds(
     key=st.sampled_from(["k1", "k2", "a" * 64]),  # few keys: encodings share their parts
     form=st.sampled_from(CodeForm),
     limits=st.sampled_from([Limits(), Limits(timeout_s=1.0)]) | LIMITS,
-    context=st.none() | st.dictionaries(ANY_TEXT, CONTEXT_VALUES, max_size=4),
+    context=st.none() | st.dictionaries(ANY_TEXT, FINITE_JSON, max_size=4),
 )
 
 
@@ -67,7 +67,7 @@ NUMBERS = st.none() | st.floats(min_value=0, max_value=1e9) | st.integers(0, 10*
     line=st.none() | st.integers(-(10**9), 10**9),
     stdout=st.none() | ANY_TEXT,
     truncated=st.none() | st.booleans(),
-    result=JSON_VALUES,
+    result=FINITE_JSON,
     cpu_s=NUMBERS,
     cpu_total_s=NUMBERS,
     cpu_limit_s=NUMBERS,

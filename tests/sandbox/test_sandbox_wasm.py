@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import math
+import time
 from pathlib import Path
 
 import pytest
+import wasmtime
 
 from sandbox import Limits, OutcomeStatus, Sandbox, ScriptRejected
 from sandbox.memory_host import MemoryHost
+from sandbox.wasm.engine import engine_config
+
+#: The longest a runtime that stops itself is given to report after its deadline.
+GRACE_S = 0.25
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -100,3 +107,33 @@ async def test_print_is_capped_as_it_is_written(run) -> None:
     outcome = await run("wasm", wat, Limits(output_bytes=95))
     assert outcome.status is OutcomeStatus.OUTPUT_LIMIT
     assert outcome.stdout.startswith("0123456789" * 9 + "01234\n[output truncated")
+
+
+def _slow_to_compile(functions: int) -> str:
+    """A module of `functions` small functions whose main grows its memory forever."""
+    body = "local.get 0 i32.const 7 i32.add i32.const 3 i32.mul"
+    funcs = "".join(f"(func (param i32) (result i32) {body})" for _ in range(functions))
+    main = '(func (export "main") (loop (drop (memory.grow (i32.const 1))) (br 0)))'
+    return f'(module (memory (export "memory") 1) {funcs} {main})'
+
+
+async def test_a_run_that_compiles_slowly_still_ends_with_its_own_status(run) -> None:
+    """A run's time limit counts from when its job arrives, its module's compile included,
+    as the engine's clock does: a worker that counted from after the compile overran the
+    engine's deadline by the compile's time, was killed, and the run ended `timeout` instead
+    of the status the worker would have reported (here `memory`: it asked past its limit)."""
+    engine = wasmtime.Engine(engine_config(for_tenants=True))
+    module, took_s = _slow_to_compile(500), 0.0
+    while took_s < 2 * GRACE_S:  # longer than the grace a runtime has to report
+        module = _slow_to_compile(2 * module.count("(func"))
+        started = time.monotonic()
+        wasmtime.Module(engine, module)
+        took_s = time.monotonic() - started
+    # A quarter past a whole second: the CPU limit (the run's, rounded up to a whole second
+    # of the worker's life) then comes well after the wall-clock deadline for this busy loop.
+    timeout_s = max(2.25, math.ceil(2.5 * took_s) + 0.25)
+    limits = Limits(timeout_s=timeout_s, memory_bytes=16 * 1024 * 1024)
+    started = time.monotonic()
+    outcome = await run("wasm", module, limits, tenant_id="t-slow-compile")
+    assert outcome.status is OutcomeStatus.MEMORY, (outcome.status, outcome.error)
+    assert time.monotonic() - started < 2 * limits.timeout_s
