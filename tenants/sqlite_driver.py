@@ -9,7 +9,8 @@ action: most of its CPU per action at low load (figures in docs/performance.md).
 
 Here a statement is one crossing: the connection's thread makes a cursor, executes, fetches
 every row and closes it; the event loop then serves description, rowcount and rows from
-memory. A commit or rollback with no transaction open is no crossing at all.
+memory. A commit or rollback with no transaction open is no crossing at all. The engine's bulk
+statements, compiled once, skip SQLAlchemy's execution altogether (`execute_many`).
 
 This leans on two private parts of aiosqlite (`Connection._execute`, which queues a function
 for the connection's thread, and `Connection._conn`, the sqlite3 connection) and on SQLAlchemy's
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import aiosqlite
@@ -30,6 +32,8 @@ from sqlalchemy.dialects.sqlite.aiosqlite import (
     AsyncAdapt_aiosqlite_cursor,
     AsyncAdapt_aiosqlite_dbapi,
 )
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.util.concurrency import await_
 
 #: (description, rows, rowcount, lastrowid) of one executed statement.
@@ -118,6 +122,20 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         connection: sqlite3.Connection | None = self._connection._connection
         return connection is not None and connection.in_transaction
 
+    async def execute_many(self, operation: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One statement over many rows in one crossing, past SQLAlchemy's execution (its
+        execution context, events and result cost more than the crossing): for a statement
+        compiled once with its rows in the driver's form (`engine.store.bulk`). A failure is
+        raised as SQLAlchemy raises the driver's (an `IntegrityError`, an `OperationalError`)."""
+        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        try:
+            try:
+                await connection._execute(_execute, connection._conn, operation, rows, True)
+            except Exception as error:
+                self._handle_exception(error)  # the driver's error, as a cursor raises it
+        except sqlite3.Error as exc:
+            raise DBAPIError.instance(operation, rows, exc, sqlite3.Error) from exc
+
     def rollback(self) -> None:
         if self._in_transaction():
             super().rollback()
@@ -139,3 +157,9 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
         connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
         return _OneCrossingConnection(self, await_(connection))
+
+
+def one_crossing(conn: AsyncConnection) -> _OneCrossingConnection | None:
+    """The driver connection under `conn` when it is this module's (SQLite), else None."""
+    found = conn.sync_connection.connection.dbapi_connection if conn.sync_connection else None
+    return found if isinstance(found, _OneCrossingConnection) else None

@@ -5,15 +5,21 @@ to the same rows written through `Connection.execute`, JSON columns compared as 
 
 from __future__ import annotations
 
+import shutil
+import sqlite3
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import JSON as JsonType
 from sqlalchemy import Text, cast, select, update
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from support.db_engines import checked_engine
 
 from engine.domain.records import ActionStatus, SkipReason
 from engine.store import actions as action_store
@@ -22,6 +28,7 @@ from engine.store import loop_statements as queue
 from engine.store import runs as run_store
 from engine.store.rows import NewAction, NewRun, run_row
 from engine.store.tables import actions, runs
+from tenants.faults import DatabaseBusy, as_unavailable
 from tenants.registry import create_tenant
 
 NOW = datetime(2026, 11, 27, 12, tzinfo=UTC)
@@ -147,3 +154,46 @@ async def test_bulk_writes_read_back_as_sqlalchemys_do(
             assert await _rows(conn, table, bulk_ids, key) == await _rows(
                 conn, table, plain_ids, key
             )
+
+
+async def test_a_bulk_write_that_breaks_a_constraint_fails_as_sqlalchemy_fails_and_keeps_nothing(
+    db: AsyncEngine,
+) -> None:
+    """On SQLite the bulk statements bypass SQLAlchemy's execution; their failures must still
+    be SQLAlchemy's (the engine's fault handling reads them), and leave nothing behind."""
+    async with db.begin() as conn:
+        tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
+        (action_id,) = await _new_actions(conn, tenant.id, 1)
+    record = {
+        "started_after_s": 0.0, "outcome": "ok", "error": None, "result": 1, "stdout": "",
+        "pid": None, "output_truncated": False, "cpu_ms": None, "fuel": None, "calls": None,
+        "committed": False, "planned_at": NOW,
+    }  # fmt: skip
+    good, orphan = _run(tenant.id, action_id, record), _run(tenant.id, 10**9, record)
+    with pytest.raises(IntegrityError):
+        async with db.begin() as conn:
+            await run_store.insert_runs(conn, [good, orphan], set())
+    async with db.connect() as conn:
+        stored = await conn.execute(select(runs.c.id).where(runs.c.tenant_id == tenant.id))
+        assert stored.all() == []
+
+
+async def test_a_bulk_write_on_sqlite_that_meets_a_held_write_lock_is_a_busy_database(
+    sqlite_template: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "cadenza.db"
+    shutil.copy(sqlite_template, path)
+    async with checked_engine(f"sqlite+aiosqlite:///{path}") as db:
+        async with db.begin() as conn:
+            tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
+            (action_id,) = await _new_actions(conn, tenant.id, 1)
+        holder = sqlite3.connect(path, isolation_level=None)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            with pytest.raises(OperationalError) as raised:
+                async with db.begin() as conn:
+                    await conn.exec_driver_sql("PRAGMA busy_timeout = 50")
+                    await claims.mark_started(conn, [claims.StartMark(action_id, 0, NOW)])
+            assert isinstance(as_unavailable(raised.value), DatabaseBusy)
+        finally:
+            holder.close()
