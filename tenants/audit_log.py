@@ -93,8 +93,12 @@ _APPEND = insert(audit_log)
 def append(conn: Connection, draft: AuditDraft) -> None:
     """Append the row of `draft`, chained to its object's previous row (synchronous: it runs
     inside the commit of the change it records)."""
-    wanted = {"p_tenant": draft.tenant_id, "p_kind": draft.object_kind}
-    previous = conn.execute(_PREVIOUS, wanted | {"p_object": draft.object_id}).scalar()
+    of_object = {
+        "p_tenant": draft.tenant_id,
+        "p_kind": draft.object_kind,
+        "p_object": draft.object_id,
+    }
+    previous = conn.execute(_PREVIOUS, of_object).scalar()
     values = {k: v for k, v in vars(draft).items() if k != "written"}
     after = digest(previous, draft.written)
     conn.execute(_APPEND, values | {"before_digest": previous, "after_digest": after})

@@ -1,12 +1,14 @@
 """What crosses the worker boundary says exactly what was meant: a job the engine encodes is
-the job the worker decodes, and a well-formed report is read field for field. The encoders
-keep parts of earlier jobs (`Job.encode`), so jobs are generated in runs that share them."""
+the job the worker decodes, a well-formed report is read field for field, and a script's kept
+key is its own. The encoders keep parts of earlier jobs (`Job.encode`) and of earlier scripts
+(`_code_of`), so inputs are generated in runs that share them."""
 
 from __future__ import annotations
 
 import itertools
 import json
 import socket
+from unittest.mock import patch
 
 import pytest
 from hypothesis import given
@@ -15,7 +17,9 @@ from hypothesis import strategies as st
 from sandbox import Limits, OutcomeStatus, RuntimeName, clean_json, clean_text
 from sandbox.framing import FrameError, Kind, Receiver, encode
 from sandbox.job import CodeForm, Job, Mode
+from sandbox.python.runtime import PythonRuntime
 from sandbox.report import WORKER_STATUSES, parse
+from sandbox.runtime_base import CODE_KEPT_CHARS
 from tests.sandbox.test_sandbox_text import ANY_TEXT
 
 #: What a context or a result may hold: JSON, so no infinities.
@@ -148,3 +152,25 @@ def test_a_frame_longer_than_its_limit_is_refused_before_its_body_is_read() -> N
         ours.sendall(encode(Kind.JOB, b"x" * 100)[:20])  # the header and part of the body
         with pytest.raises(FrameError, match="exceeds 99"):
             Receiver(theirs).receive(99)
+
+
+#: Scripts that share most of their text, as str and as bytes, some too long to be kept.
+SCRIPTS = st.sampled_from(
+    [
+        "def main(ctx):\n    return 1\n",
+        "def main(ctx):\n    return 2\n",
+        "def main(ctx):\n    return 'é'\n",
+        "def main(ctx):\n    return 1\n" + "#" * CODE_KEPT_CHARS,
+    ]
+).flatmap(lambda text: st.sampled_from([text, text.encode()]))
+
+
+@given(st.lists(SCRIPTS, min_size=1, max_size=30), st.integers(1, 3))
+def test_a_scripts_kept_key_and_bytes_are_always_its_own(scripts: list, kept: int) -> None:
+    """The engine keeps each script's key and bytes by its text (`_code_of`), and starts over
+    when full: whatever was kept before, a script gets the key and bytes worked out afresh
+    (a stale key would have a worker run another script it holds)."""
+    runtime = PythonRuntime(None, Limits())  # type: ignore[arg-type]  # no run: no pool
+    with patch("sandbox.runtime_base.CODES_KEPT", kept):
+        for script in scripts:
+            assert runtime._code_of(script) == runtime.code(script)

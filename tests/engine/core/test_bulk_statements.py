@@ -64,6 +64,14 @@ RUNS = st.fixed_dictionaries(
 )
 
 
+#: One plain run's values, for the tests that are not about what a run holds.
+PLAIN_RUN: dict[str, Any] = {
+    "started_after_s": 0.0, "outcome": "ok", "error": None, "result": 1, "stdout": "",
+    "pid": None, "output_truncated": False, "cpu_ms": None, "fuel": None, "calls": None,
+    "committed": False, "planned_at": NOW,
+}  # fmt: skip
+
+
 def _run(tenant_id: str, action_id: int, values: dict[str, Any]) -> NewRun:
     planned = values["planned_at"]
     started = planned + timedelta(seconds=values["started_after_s"])
@@ -164,18 +172,51 @@ async def test_a_bulk_write_that_breaks_a_constraint_fails_as_sqlalchemy_fails_a
     async with db.begin() as conn:
         tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
         (action_id,) = await _new_actions(conn, tenant.id, 1)
-    record = {
-        "started_after_s": 0.0, "outcome": "ok", "error": None, "result": 1, "stdout": "",
-        "pid": None, "output_truncated": False, "cpu_ms": None, "fuel": None, "calls": None,
-        "committed": False, "planned_at": NOW,
-    }  # fmt: skip
-    good, orphan = _run(tenant.id, action_id, record), _run(tenant.id, 10**9, record)
+    good, orphan = _run(tenant.id, action_id, PLAIN_RUN), _run(tenant.id, 10**9, PLAIN_RUN)
     with pytest.raises(IntegrityError):
         async with db.begin() as conn:
             await run_store.insert_runs(conn, [good, orphan], set())
     async with db.connect() as conn:
         stored = await conn.execute(select(runs.c.id).where(runs.c.tenant_id == tenant.id))
         assert stored.all() == []
+
+
+class _Abandoned(Exception):
+    pass
+
+
+async def test_bulk_writes_belong_to_their_transaction(db: AsyncEngine) -> None:
+    """A bulk write is part of the transaction it runs in (on SQLite it goes past SQLAlchemy's
+    execution): rolled back with it, every row and mark is gone, committed they all stay."""
+    async with db.begin() as conn:
+        tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
+        ids = await _new_actions(conn, tenant.id, 3)
+        running = update(actions).where(actions.c.id.in_(ids))
+        await conn.execute(running.values(status=ActionStatus.RUNNING, version=1))
+
+    async def write(conn: AsyncConnection) -> None:
+        await run_store.insert_runs(conn, [_run(tenant.id, i, PLAIN_RUN) for i in ids], set())
+        await claims.mark_started(conn, [claims.StartMark(i, 1, NOW) for i in ids])
+
+    with pytest.raises(_Abandoned):
+        async with db.begin() as conn:
+            await write(conn)
+            raise _Abandoned
+    async with db.connect() as conn:
+        assert await _written(conn, ids) == (0, 0)
+    async with db.begin() as conn:
+        await write(conn)
+    async with db.connect() as conn:
+        assert await _written(conn, ids) == (3, 3)
+
+
+async def _written(conn: AsyncConnection, ids: list[int]) -> tuple[int, int]:
+    """(run rows, start marks) of the actions `ids`."""
+    run_rows = await conn.execute(select(runs.c.id).where(runs.c.action_id.in_(ids)))
+    marked = await conn.execute(
+        select(actions.c.id).where(actions.c.id.in_(ids), actions.c.started_at.is_not(None))
+    )
+    return len(run_rows.all()), len(marked.all())
 
 
 async def test_a_bulk_write_on_sqlite_that_meets_a_held_write_lock_is_a_busy_database(
