@@ -107,6 +107,10 @@ def create_app(
         docs_url="/docs",
         openapi_url="/openapi.json",
         dependencies=[Depends(refuse_nul)],
+        # Requests are traced and counted by our own middlewares (api.tracing, api.metrics):
+        # FastAPI's native spans would double each request's, and asking per request whether
+        # they are wanted costs CPU on every call.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.db = db

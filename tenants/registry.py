@@ -10,7 +10,7 @@ from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -109,8 +109,18 @@ async def create_tenant(
     return await get_tenant(conn, tenant_id), issued
 
 
+#: Statements every request runs, built once: building and keying a select costs the API
+#: process about as much CPU as running it on SQLite (docs/performance.md).
+_TENANT = select(tenants).where(tenants.c.id == bindparam("t_id"))
+_LIVE_KEY = (
+    select(api_keys, tenants)
+    .join_from(api_keys, tenants, api_keys.c.tenant_id == tenants.c.id)
+    .where(api_keys.c.hash == bindparam("k_hash"), api_keys.c.revoked_at.is_(None))
+)
+
+
 async def get_tenant(conn: AsyncConnection, tenant_id: str) -> Tenant:
-    row = (await conn.execute(select(tenants).where(tenants.c.id == tenant_id))).first()
+    row = (await conn.execute(_TENANT, {"t_id": tenant_id})).first()
     if row is None:
         raise NotFound(f"no tenant {tenant_id!r}")
     return row_to_tenant(row)
@@ -120,12 +130,7 @@ async def authenticate(conn: AsyncConnection, secret: str) -> tuple[ApiKey, Tena
     """The live key with this secret and its tenant, or None (unknown or revoked: callers
     answer 401 alike). One statement: every request authenticates, and a statement costs more
     CPU than the join. A live key always has its tenant (deleting a tenant deletes its keys)."""
-    query = (
-        select(api_keys, tenants)
-        .join_from(api_keys, tenants, api_keys.c.tenant_id == tenants.c.id)
-        .where(api_keys.c.hash == hash_secret(secret), api_keys.c.revoked_at.is_(None))
-    )
-    row = (await conn.execute(query)).first()
+    row = (await conn.execute(_LIVE_KEY, {"k_hash": hash_secret(secret)})).first()
     return None if row is None else (row_to_key(row), row_to_tenant(row))
 
 

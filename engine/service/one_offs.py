@@ -126,9 +126,8 @@ async def _insert_one_off(
         of_rule["max_attempts"] = rule["max_attempts"]
         values = {"priority": rule["priority"]} | values | of_rule
     new = NewAction(tenant_id=tenant_id, key=key, **values)
-    try:
-        async with conn.begin_nested():
-            return await action_store.insert_action(conn, new, now)
+    try:  # no savepoint: the refusal rolls the whole submission back
+        return await action_store.insert_action(conn, new, now)
     except IntegrityError as exc:
         raise InvalidState(
             f"an action with key {key!r} was submitted at the same moment: submit again"
