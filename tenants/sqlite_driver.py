@@ -10,7 +10,8 @@ action: most of its CPU per action at low load (figures in docs/performance.md).
 Here a statement is one crossing: the connection's thread makes a cursor, executes, fetches
 every row and closes it; the event loop then serves description, rowcount and rows from
 memory. A commit or rollback with no transaction open is no crossing at all. The engine's bulk
-statements, compiled once, skip SQLAlchemy's execution altogether (`execute_many`).
+statements, compiled once, skip SQLAlchemy's execution altogether (`execute_many`,
+`fetch_all`).
 
 This leans on two private parts of aiosqlite (`Connection._execute`, which queues a function
 for the connection's thread, and `Connection._conn`, the sqlite3 connection) and on SQLAlchemy's
@@ -125,16 +126,27 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
     async def execute_many(self, operation: str, rows: Sequence[Sequence[Any]]) -> None:
         """One statement over many rows in one crossing, past SQLAlchemy's execution (its
         execution context, events and result cost more than the crossing): for a statement
-        compiled once with its rows in the driver's form (`engine.store.bulk`). A failure is
-        raised as SQLAlchemy raises the driver's (an `IntegrityError`, an `OperationalError`)."""
+        compiled once with its rows in the driver's form (`tenants.lean_statements`). A failure
+        is raised as SQLAlchemy raises the driver's (an `IntegrityError`, an
+        `OperationalError`)."""
+        await self._lean(operation, rows, many=True)
+
+    async def fetch_all(self, operation: str, parameters: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """One statement's rows, as the driver gives them, in one crossing past SQLAlchemy's
+        execution (see `execute_many`)."""
+        return (await self._lean(operation, parameters, many=False))[1]
+
+    async def _lean(self, operation: str, parameters: Any, many: bool) -> _Executed:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         try:
             try:
-                await connection._execute(_execute, connection._conn, operation, rows, True)
+                return await connection._execute(
+                    _execute, connection._conn, operation, parameters, many
+                )
             except Exception as error:
                 self._handle_exception(error)  # the driver's error, as a cursor raises it
         except sqlite3.Error as exc:
-            raise DBAPIError.instance(operation, rows, exc, sqlite3.Error) from exc
+            raise DBAPIError.instance(operation, parameters, exc, sqlite3.Error) from exc
 
     def rollback(self) -> None:
         if self._in_transaction():

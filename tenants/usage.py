@@ -6,12 +6,12 @@ import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from tenants.lean_statements import BulkStatement
 from tenants.tables import usage
 
 
@@ -24,18 +24,19 @@ class Usage:
 
 
 @functools.cache
-def _upsert(dialect_name: str) -> Any:
+def _upsert(dialect_name: str) -> BulkStatement:
     """The upsert, built once per dialect: building it (its `excluded` alias above all) cost
     more than running it, and it runs with every batch of completed runs."""
     dialect = postgresql if dialect_name == "postgresql" else sqlite
     statement = dialect.insert(usage)
-    return statement.on_conflict_do_update(
+    upsert = statement.on_conflict_do_update(
         index_elements=["tenant_id", "day"],
         set_={
             "runs": usage.c.runs + statement.excluded.runs,
             "cpu_ms": usage.c.cpu_ms + statement.excluded.cpu_ms,
         },
     )
+    return BulkStatement(upsert, ["tenant_id", "day", "runs", "cpu_ms"])
 
 
 async def add_usage(conn: AsyncConnection, rows: Iterable[tuple[str, date, int, int]]) -> None:
@@ -47,9 +48,8 @@ async def add_usage(conn: AsyncConnection, rows: Iterable[tuple[str, date, int, 
         total[1] += cpu_ms
     if not totals:
         return
-    statement = _upsert(conn.dialect.name)
-    await conn.execute(
-        statement,
+    await _upsert(conn.dialect.name).execute_many(
+        conn,
         [
             {"tenant_id": t, "day": d, "runs": runs, "cpu_ms": cpu}
             for (t, d), (runs, cpu) in sorted(totals.items())

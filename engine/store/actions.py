@@ -20,10 +20,12 @@ from engine.domain.records import ActionStatus, SkipReason
 from engine.store.rows import NewAction, action_row, planned_action
 from engine.store.tables import actions
 
-
 #: Statements of every submission, built once (keying a statement built per call costs the API
 #: about as much as running it).
 _INSERT = actions.insert().returning(actions.c.id)
+_BY_ID = select(actions).where(
+    actions.c.tenant_id == bindparam("i_tenant"), actions.c.id == bindparam("i_id")
+)
 _BY_KEY = select(actions).where(
     actions.c.tenant_id == bindparam("k_tenant"), actions.c.key == bindparam("k_key")
 )
@@ -60,8 +62,8 @@ async def insert_unless_keyed(
 
 
 async def get_action(conn: AsyncConnection, tenant_id: str, action_id: int) -> RowMapping | None:
-    query = select(actions).where(actions.c.tenant_id == tenant_id, actions.c.id == action_id)
-    return (await conn.execute(query)).mappings().first()
+    found = await conn.execute(_BY_ID, {"i_tenant": tenant_id, "i_id": action_id})
+    return found.mappings().first()
 
 
 async def find_by_key(conn: AsyncConnection, tenant_id: str, key: str) -> RowMapping | None:

@@ -18,8 +18,8 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.domain.records import ActionStatus
-from engine.store.bulk import BulkStatement
 from engine.store.tables import actions
+from tenants.lean_statements import BulkStatement
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ be the claimed pair.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,9 +20,9 @@ from sqlalchemy.sql.functions import FunctionElement
 
 from engine.domain.due import DueAction, RuleSnapshot
 from engine.domain.records import ActionStatus
-from engine.store.bulk import BulkStatement
 from engine.store.snapshots import RULE_COLUMNS, joined_due_action, rule_snapshot
 from engine.store.tables import actions, rules
+from tenants.lean_statements import BulkStatement, RowStatement
 
 
 def _pending_of_tenant(excluded: Sequence[str]) -> Any:
@@ -54,7 +54,23 @@ def _upcoming(excluded: Sequence[str]) -> Any:
 
 #: The loop's reads without excluded rules (the common case), built once: building and keying
 #: this select costs as much as running it on SQLite (docs/performance.md).
-_DUE, _UPCOMING = _due(()), _upcoming(())
+_DUE, _UPCOMING = RowStatement(_due(())), RowStatement(_upcoming(()))
+
+
+async def _read(
+    conn: AsyncConnection,
+    common: RowStatement,
+    build: Callable[[Sequence[str]], Any],
+    excluded: Sequence[str],
+    params: dict[str, Any],
+) -> list[DueAction]:
+    """The actions a read finds: the `common` statement, or one built to exclude rules."""
+    found: Sequence[Mapping[Any, Any]]
+    if excluded:
+        found = (await conn.execute(build(excluded), params)).mappings().all()
+    else:
+        found = await common.mappings(conn, params)
+    return [joined_due_action(row) for row in found]
 
 
 async def fetch_due(
@@ -65,10 +81,8 @@ async def fetch_due(
     exclude_rule_ids: Iterable[str],
 ) -> list[DueAction]:
     """Due pending actions of one tenant with their rule, highest priority first, then oldest."""
-    excluded = list(exclude_rule_ids)
-    query = _due(excluded) if excluded else _DUE
     params = {"d_tenant": tenant_id, "d_now": now, "d_limit": limit}
-    return [joined_due_action(row) for row in (await conn.execute(query, params)).mappings()]
+    return await _read(conn, _DUE, _due, list(exclude_rule_ids), params)
 
 
 async def fetch_upcoming(
@@ -76,10 +90,8 @@ async def fetch_upcoming(
 ) -> list[DueAction]:
     """The tenant's next pending actions in due order, higher priority first among those due
     at one instant (none is due yet), with their rule."""
-    excluded = list(exclude_rule_ids)
-    query = _upcoming(excluded) if excluded else _UPCOMING
     params = {"d_tenant": tenant_id, "d_limit": limit}
-    return [joined_due_action(row) for row in (await conn.execute(query, params)).mappings()]
+    return await _read(conn, _UPCOMING, _upcoming, list(exclude_rule_ids), params)
 
 
 class _Unindexed(FunctionElement[str]):
@@ -121,7 +133,7 @@ def _as_read(name: str, pairs: Iterable[tuple[int, int]]) -> dict[str, Any]:
 
 #: Claim statements are built once: building and keying one costs as much as running it on
 #: SQLite (docs/performance.md), and the loop claims at every due time.
-_CLAIM = (
+_CLAIM = RowStatement(
     update(actions)
     .where(_read_as("c_read", ActionStatus.PENDING))
     .values(
@@ -155,10 +167,10 @@ async def claim(
         "c_now": now,
         "c_lease_until": lease_until,
     }
-    return {row.id: row.version for row in await conn.execute(_CLAIM, params)}
+    return {row["id"]: row["version"] for row in await _CLAIM.mappings(conn, params)}
 
 
-_FINISH_PENDING = (
+_FINISH_PENDING = RowStatement(
     update(actions)
     .where(_read_as("f_read", ActionStatus.PENDING))
     .values(
@@ -188,10 +200,10 @@ async def finish_pending(
         "f_reason": reason,
         "f_now": now,
     }
-    return {row.id for row in await conn.execute(_FINISH_PENDING, params)}
+    return {row["id"] for row in await _FINISH_PENDING.mappings(conn, params)}
 
 
-_HOLD = (
+_HOLD = RowStatement(
     update(actions)
     .where(_read_as("h_claims", ActionStatus.RUNNING))
     .values(version=actions.c.version + 1)
@@ -204,7 +216,7 @@ async def hold(conn: AsyncConnection, claims: Mapping[int, int]) -> set[int]:
     if not claims:
         return set()
     params = _as_read("h_claims", claims.items())
-    return {row.id for row in await conn.execute(_HOLD, params)}
+    return {row["id"] for row in await _HOLD.mappings(conn, params)}
 
 
 _SET_OUTCOME = BulkStatement(

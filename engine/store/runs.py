@@ -9,10 +9,10 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.domain.rule_filters import RunFilter
-from engine.store.bulk import BulkStatement
 from engine.store.rows import RUN_ROW_COLUMNS, NewRun, run_row
 from engine.store.rule_filters import run_conditions
 from engine.store.tables import runs
+from tenants.lean_statements import BulkStatement
 
 #: Inserted once per run: the hottest statement of a burst.
 _INSERT = BulkStatement(runs.insert(), RUN_ROW_COLUMNS)

@@ -1,4 +1,4 @@
-"""`engine.store.bulk` stores exactly what SQLAlchemy's own executemany stores, on both
+"""`tenants.lean_statements` stores exactly what SQLAlchemy's own executemany stores, on both
 databases: for arbitrary run records (any text, JSON results, instants in any zone, missing
 values), the run rows, the start marks and the outcomes written the bulk way read back equal
 to the same rows written through `Connection.execute`, JSON columns compared as stored."""

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -26,6 +27,7 @@ from engine.store import loop_statements as queue
 from sandbox import Sandbox
 from tenants.db import create_engine
 from tenants.registry import create_tenant
+from tenants.sqlite_driver import _OneCrossingConnection
 
 BACKLOG = 30
 
@@ -39,13 +41,30 @@ class Planned:
     #: Statement (its first words after the verb) -> the steps of its query plan.
     plans: dict[str, list[str]] = field(default_factory=dict)
 
-    def watch(self, prefix: str) -> None:
+    def watch(self, prefix: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Explain the statements starting with `prefix`, whether they run through SQLAlchemy
+        or past it (the loop's lean statements, `tenants.lean_statements`)."""
+
         @event.listens_for(self.db.sync_engine, "before_cursor_execute")
         def explain(_conn: Any, cursor: Any, statement: str, params: Any, *_: Any) -> None:
             if statement.startswith(prefix):
                 cursor.execute("EXPLAIN QUERY PLAN " + statement, params)
-                key = statement.split("WHERE")[0][-40:] + statement.split("WHERE")[-1][:60]
-                self.plans[key] = [row[3] for row in cursor.fetchall()]
+                self.plans[_key(statement)] = [row[3] for row in cursor.fetchall()]
+
+        lean = _OneCrossingConnection.fetch_all
+
+        async def explained(conn: Any, statement: str, params: Any) -> Any:
+            if statement.startswith(prefix):
+                plan = await lean(conn, "EXPLAIN QUERY PLAN " + statement, params)
+                self.plans[_key(statement)] = [row[3] for row in plan]
+            return await lean(conn, statement, params)
+
+        monkeypatch.setattr(_OneCrossingConnection, "fetch_all", explained)
+
+
+def _key(statement: str) -> str:
+    """A statement's name in `Planned.plans`: its table's end and its condition's start."""
+    return statement.split("WHERE")[0][-40:] + statement.split("WHERE")[-1][:60]
 
 
 @pytest_asyncio.fixture(loop_scope="module")
@@ -66,8 +85,10 @@ async def planned(
         await db.dispose()
 
 
-async def test_claim_hold_and_finish_use_the_primary_key(planned: Planned) -> None:
-    planned.watch("UPDATE actions")
+async def test_claim_hold_and_finish_use_the_primary_key(
+    planned: Planned, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planned.watch("UPDATE actions", monkeypatch)
     async with planned.db.begin() as conn:
         rows = await queue.fetch_due(conn, planned.tenant_id, START, BACKLOG, ())
         won = await queue.claim(conn, rows[:10], "n1", START, START)
@@ -81,8 +102,10 @@ async def test_claim_hold_and_finish_use_the_primary_key(planned: Planned) -> No
         assert searches == ["SEARCH actions USING INTEGER PRIMARY KEY (rowid=?)"], statement
 
 
-async def test_a_page_of_a_tenants_actions_is_read_in_id_order(planned: Planned) -> None:
-    planned.watch("SELECT actions.id")
+async def test_a_page_of_a_tenants_actions_is_read_in_id_order(
+    planned: Planned, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planned.watch("SELECT actions.id", monkeypatch)
     async with planned.db.connect() as conn:
         first = await action_store.list_actions(
             conn, planned.tenant_id, status=None, rule_id=None, before_id=None, limit=10
