@@ -251,15 +251,19 @@ async def set_outcomes(conn: AsyncConnection, rows: Sequence[Mapping[str, Any]])
     await _SET_OUTCOME.execute_many(conn, rows)
 
 
+_LIVE_RULES = RowStatement(
+    select(rules).where(
+        rules.c.id.in_(bindparam("l_ids", expanding=True)),
+        rules.c.deleted_at.is_(None),
+        rules.c.enabled.is_(True),
+    )
+)
+
+
 async def live_rules(conn: AsyncConnection, due: Iterable[DueAction]) -> dict[str, RuleSnapshot]:
     """The live rules, by id, whose version is the one each chained action was planned for."""
     wanted = {(a.rule_id, a.rule_version) for a in due if a.is_chain}
     if not wanted:
         return {}
-    query = select(rules).where(
-        rules.c.id.in_({rule_id for rule_id, _ in wanted}),
-        rules.c.deleted_at.is_(None),
-        rules.c.enabled.is_(True),
-    )
-    found = (await conn.execute(query)).mappings()
+    found = await _LIVE_RULES.mappings(conn, {"l_ids": sorted({r for r, _ in wanted})})
     return {r["id"]: rule_snapshot(r) for r in found if (r["id"], r["version"]) in wanted}

@@ -28,7 +28,7 @@ from engine.store import loop_statements as queue
 from engine.store.rows import NewAction
 from engine.store.rules import insert_rule
 from engine.store.snapshots import joined_due_action
-from engine.store.tables import actions
+from engine.store.tables import actions, rules
 from tenants.faults import DatabaseBusy, as_unavailable
 from tenants.lean_statements import RowStatement
 from tenants.registry import create_tenant
@@ -211,3 +211,37 @@ def test_a_statement_whose_columns_share_a_key_is_refused() -> None:
     """Rows are read into mappings by column key: two columns of one key would lose one."""
     with pytest.raises(TypeError, match="share a key"):
         RowStatement(select(column("a"), column("a").label("b"), column("b")))
+
+
+@HYPOTHESIS
+@given(st.lists(st.sampled_from(["live", "paused", "deleted"]), min_size=1, max_size=5), st.data())
+async def test_live_rules_are_read_as_sqlalchemy_reads_them(
+    db: AsyncEngine, states: list[str], data: st.DataObject
+) -> None:
+    """Rules of every column kind (JSON params and calendars, booleans, instants, NULLs),
+    some paused or deleted, read by ids of any number, some unknown."""
+    async with db.begin() as conn:
+        tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
+        ids = []
+        for state in states:
+            spec = RuleSpec(
+                name="r",
+                schedule="* * * * *",
+                code="def main(ctx):\n    pass\n",
+                params=data.draw(PARAMS),
+                start_at=data.draw(st.none() | INSTANTS),
+                enabled=state != "paused",
+            )
+            rule = await insert_rule(conn, spec, tenant.id, uuid.uuid4().hex, NOW)
+            if state == "deleted":
+                gone = update(rules).where(rules.c.id == rule.id)
+                await conn.execute(gone.values(deleted_at=data.draw(INSTANTS)))
+            ids.append(rule.id)
+    asked = data.draw(st.lists(st.sampled_from([*ids, "unknown"]), min_size=1, unique=True))
+    async with db.connect() as conn:
+        lean = await queue._LIVE_RULES.mappings(conn, {"l_ids": asked})
+        expected = await _through_sqlalchemy(conn, queue._LIVE_RULES, {"l_ids": asked})
+    by_id = sorted(((dict(r) for r in lean)), key=lambda r: r["id"])
+    assert by_id == sorted(expected, key=lambda r: r["id"])
+    live = {i for i, s in zip(ids, states, strict=True) if s == "live"}
+    assert {r["id"] for r in by_id} == live & set(asked)
