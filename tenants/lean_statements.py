@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Generic, TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from sqlalchemy.engine import Dialect
@@ -36,6 +36,7 @@ from sqlalchemy.sql.selectable import Select
 from tenants.sqlite_driver import one_crossing
 
 Processor = Callable[[Any], Any] | None
+_Form = TypeVar("_Form")
 
 
 @dataclass(frozen=True)
@@ -75,16 +76,31 @@ def _bind_processor(compiled: SQLCompiler, name: str, dialect: Dialect) -> Proce
     return compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
 
 
-class BulkStatement:
+class _PerDialect(Generic[_Form]):
+    """A statement's compiled form, made once per dialect object: its parameter style and its
+    types' settings (a JSON serializer, say) are its own."""
+
+    def __init__(self) -> None:
+        self._by_dialect: WeakKeyDictionary[Dialect, _Form] = WeakKeyDictionary()
+
+    def _compiled(self, dialect: Dialect) -> _Form:
+        found = self._by_dialect.get(dialect)
+        if found is None:
+            found = self._by_dialect[dialect] = self._compile(dialect)
+        return found
+
+    def _compile(self, dialect: Dialect) -> _Form:
+        raise NotImplementedError
+
+
+class BulkStatement(_PerDialect[_Compiled]):
     """An INSERT or UPDATE whose rows give each of `names` (nothing is defaulted); the
     statement's own values (a status it compares with, say) are bound once."""
 
     def __init__(self, statement: ValuesBase, names: Sequence[str]) -> None:
+        super().__init__()
         self._statement = statement
         self._names = frozenset(names)
-        #: Compiled per dialect object: its parameter style and its types' settings (a JSON
-        #: serializer, say) are its own.
-        self._by_dialect: WeakKeyDictionary[Dialect, _Compiled] = WeakKeyDictionary()
 
     async def execute_many(self, conn: AsyncConnection, rows: Sequence[Mapping[str, Any]]) -> None:
         if not rows:
@@ -96,12 +112,6 @@ class BulkStatement:
             await sqlite.execute_many(compiled.sql, driver_rows)
         else:
             await conn.exec_driver_sql(compiled.sql, driver_rows)
-
-    def _compiled(self, dialect: Dialect) -> _Compiled:
-        found = self._by_dialect.get(dialect)
-        if found is None:
-            found = self._by_dialect[dialect] = self._compile(dialect)
-        return found
 
     def _compile(self, dialect: Dialect) -> _Compiled:
         # for an executemany: no RETURNING of generated ids (PostgreSQL would send a row back
@@ -153,17 +163,17 @@ class _Reader:
         return read
 
 
-class RowStatement:
+class RowStatement(_PerDialect[_Reader]):
     """A SELECT, or a write with RETURNING, whose rows are wanted as mappings (column key to
     value, as `Result.mappings()` gives them)."""
 
     def __init__(self, statement: Select[Any] | UpdateBase) -> None:
+        super().__init__()
         self.statement = statement
         self._columns = list(statement.exported_columns)
         keys = [str(c.key) for c in self._columns]
         if len(set(keys)) != len(keys):
             raise TypeError(f"two columns share a key (rows are read by key): {sorted(keys)}")
-        self._by_dialect: WeakKeyDictionary[Dialect, _Reader] = WeakKeyDictionary()
 
     async def mappings(
         self, conn: AsyncConnection, params: Mapping[str, Any]
@@ -172,14 +182,8 @@ class RowStatement:
         if sqlite is None:
             found = (await conn.execute(self.statement, params)).mappings().all()
             return cast(Sequence[Mapping[str, Any]], found)
-        reader = self._reader(conn.dialect)
+        reader = self._compiled(conn.dialect)
         return reader.read(await sqlite.fetch_all(*reader.bind(params)))
-
-    def _reader(self, dialect: Dialect) -> _Reader:
-        found = self._by_dialect.get(dialect)
-        if found is None:
-            found = self._by_dialect[dialect] = self._compile(dialect)
-        return found
 
     def _compile(self, dialect: Dialect) -> _Reader:
         compiled = self.statement.compile(dialect=dialect)

@@ -5,8 +5,6 @@ to the same rows written through `Connection.execute`, JSON columns compared as 
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -17,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import JSON as JsonType
 from sqlalchemy import Text, cast, select, update
-from sqlalchemy.exc import IntegrityError, OperationalError
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from support.db_engines import checked_engine
+from support.held_lock import assert_busy_while_locked
 
 from engine.domain.records import ActionStatus, SkipReason
 from engine.store import actions as action_store
@@ -28,7 +26,6 @@ from engine.store import loop_statements as queue
 from engine.store import runs as run_store
 from engine.store.rows import NewAction, NewRun, run_row
 from engine.store.tables import actions, runs
-from tenants.faults import DatabaseBusy, as_unavailable
 from tenants.registry import create_tenant
 
 NOW = datetime(2026, 11, 27, 12, tzinfo=UTC)
@@ -222,19 +219,12 @@ async def _written(conn: AsyncConnection, ids: list[int]) -> tuple[int, int]:
 async def test_a_bulk_write_on_sqlite_that_meets_a_held_write_lock_is_a_busy_database(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
-    path = tmp_path / "cadenza.db"
-    shutil.copy(sqlite_template, path)
-    async with checked_engine(f"sqlite+aiosqlite:///{path}") as db:
-        async with db.begin() as conn:
-            tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
-            (action_id,) = await _new_actions(conn, tenant.id, 1)
-        holder = sqlite3.connect(path, isolation_level=None)
-        try:
-            holder.execute("BEGIN IMMEDIATE")
-            with pytest.raises(OperationalError) as raised:
-                async with db.begin() as conn:
-                    await conn.exec_driver_sql("PRAGMA busy_timeout = 50")
-                    await claims.mark_started(conn, [claims.StartMark(action_id, 0, NOW)])
-            assert isinstance(as_unavailable(raised.value), DatabaseBusy)
-        finally:
-            holder.close()
+    async def prepare(conn: AsyncConnection) -> int:
+        tenant, _ = await create_tenant(conn, uuid.uuid4().hex)
+        (action_id,) = await _new_actions(conn, tenant.id, 1)
+        return action_id
+
+    async def write(conn: AsyncConnection, action_id: int) -> None:
+        await claims.mark_started(conn, [claims.StartMark(action_id, 0, NOW)])
+
+    await assert_busy_while_locked(sqlite_template, tmp_path, prepare, write)

@@ -7,8 +7,6 @@ and its writes must belong to their transaction."""
 
 from __future__ import annotations
 
-import shutil
-import sqlite3
 import uuid
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -18,9 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Text, cast, column, select, update
-from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
-from support.db_engines import checked_engine
+from support.held_lock import assert_busy_while_locked
 
 from engine.domain.records import ActionStatus, RuleSpec
 from engine.store import actions as action_store
@@ -29,7 +26,6 @@ from engine.store.rows import NewAction
 from engine.store.rules import insert_rule
 from engine.store.snapshots import joined_due_action
 from engine.store.tables import actions, rules
-from tenants.faults import DatabaseBusy, as_unavailable
 from tenants.lean_statements import RowStatement
 from tenants.registry import create_tenant
 
@@ -190,21 +186,13 @@ _PENDING = {"due_at": NOW, "priority": 0, "params": None, "of_rule": True, "stat
 async def test_a_lean_claim_on_sqlite_that_meets_a_held_write_lock_is_a_busy_database(
     sqlite_template: Path, tmp_path: Path
 ) -> None:
-    path = tmp_path / "cadenza.db"
-    shutil.copy(sqlite_template, path)
-    async with checked_engine(f"sqlite+aiosqlite:///{path}") as db:
-        async with db.begin() as conn:
-            _, pairs = await _tenant_with(conn, [_PENDING])
-        holder = sqlite3.connect(path, isolation_level=None)
-        try:
-            holder.execute("BEGIN IMMEDIATE")
-            with pytest.raises(OperationalError) as raised:
-                async with db.begin() as conn:
-                    await conn.exec_driver_sql("PRAGMA busy_timeout = 50")
-                    await queue.claim(conn, _due_as(pairs), "n", NOW, NOW)
-            assert isinstance(as_unavailable(raised.value), DatabaseBusy)
-        finally:
-            holder.close()
+    async def prepare(conn: AsyncConnection) -> list[tuple[int, int]]:
+        return (await _tenant_with(conn, [_PENDING]))[1]
+
+    async def write(conn: AsyncConnection, pairs: list[tuple[int, int]]) -> None:
+        await queue.claim(conn, _due_as(pairs), "n", NOW, NOW)
+
+    await assert_busy_while_locked(sqlite_template, tmp_path, prepare, write)
 
 
 def test_a_statement_whose_columns_share_a_key_is_refused() -> None:
