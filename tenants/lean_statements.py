@@ -23,7 +23,7 @@ mapping through its columns' own result processors. Elsewhere it runs through
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, cast
 from weakref import WeakKeyDictionary
 
@@ -32,6 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.dml import UpdateBase, ValuesBase
 from sqlalchemy.sql.selectable import Select
+from sqlalchemy.sql.sqltypes import TupleType
 
 from tenants.sqlite_driver import one_crossing
 
@@ -126,6 +127,22 @@ class BulkStatement(_PerDialect[_Compiled]):
         return _in_driver_order(compiled, dialect)
 
 
+#: Renderings kept per statement (one per shape of its `IN` lists) before it starts over.
+RENDERINGS_KEPT = 256
+
+
+@dataclass(frozen=True)
+class _Rendering:
+    """A statement with its `IN` lists rendered for one shape (each list's length)."""
+
+    sql: str
+    #: Per parameter in the driver's order: its name, which item of its list (-1: the value
+    #: itself), its bind processor.
+    steps: tuple[tuple[str, int, Processor], ...]
+    #: The values of the parameters the statement fixes itself.
+    fixed: Mapping[str, Any]
+
+
 @dataclass(frozen=True)
 class _Reader:
     """A compiled statement that returns rows, on one dialect."""
@@ -135,22 +152,55 @@ class _Reader:
     plain: _Compiled | None
     #: Each parameter's bind processor but the `IN` lists' (rendered per call, with theirs).
     processors: Mapping[str, Processor]
+    #: The `IN` lists' parameters, and which of them hold tuples (`(id, version) IN ...`).
+    expanding: tuple[str, ...]
+    of_tuples: frozenset[str]
     #: Each row's mapping keys, in the columns' order.
     keys: tuple[str, ...]
     #: (key, its column type's result processor) of the columns that have one.
     processed: tuple[tuple[str, Callable[[Any], Any]], ...]
+    renderings: dict[tuple[int, ...], _Rendering] = field(default_factory=dict)
 
     def bind(self, params: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
         """The statement's text and its parameters in the driver's form and order."""
         if self.plain is not None:
             return self.plain.sql, self.plain.row(params)
-        state = self.compiled.construct_expanded_state(params)
-        values, processors = state.parameters, {**self.processors, **state.processors}
+        shape = tuple(len(params[name]) for name in self.expanding)
+        rendering = self.renderings.get(shape) or self._render(shape, params)
+        items = {
+            name: [v for row in params[name] for v in row]
+            if name in self.of_tuples
+            else params[name]
+            for name in self.expanding
+        }
         bound = []
-        for name in state.positiontup or ():
-            processor = processors.get(name)
-            bound.append(values[name] if processor is None else processor(values[name]))
-        return state.statement, tuple(bound)
+        for name, item, processor in rendering.steps:
+            if item >= 0:
+                value = items[name][item]
+            else:
+                value = params[name] if name in params else rendering.fixed[name]
+            bound.append(value if processor is None else processor(value))
+        return rendering.sql, tuple(bound)
+
+    def _render(self, shape: tuple[int, ...], params: Mapping[str, Any]) -> _Rendering:
+        """Render the `IN` lists as SQLAlchemy does (`construct_expanded_state`), and note
+        where each rendered parameter's value comes from."""
+        state = self.compiled.construct_expanded_state(params)
+        processors = {**self.processors, **state.processors}
+        origin = {
+            rendered: (name, item)
+            for name, names in state.parameter_expansion.items()
+            for item, rendered in enumerate(names)
+        }
+        steps = tuple(
+            (*origin.get(name, (name, -1)), processors.get(name))
+            for name in state.positiontup or ()
+        )
+        fixed = {n: v for n, v in state.parameters.items() if n not in params and n not in origin}
+        if len(self.renderings) >= RENDERINGS_KEPT:
+            self.renderings.clear()
+        rendering = self.renderings[shape] = _Rendering(state.statement, steps, fixed)
+        return rendering
 
     def read(self, rows: Sequence[Sequence[Any]]) -> list[dict[str, Any]]:
         keys, processed = self.keys, self.processed
@@ -202,4 +252,10 @@ class RowStatement(_PerDialect[_Reader]):
             for name, bind in compiled.binds.items()
             if bind not in expands
         }
-        return _Reader(compiled, plain, processors, keys, tuple(processed))
+        if any(not bind.required for bind in expands):
+            raise TypeError("an IN list the statement fixes itself: bind it as a parameter")
+        expanding = tuple(sorted(compiled.bind_names[bind] for bind in expands))
+        of_tuples = frozenset(
+            compiled.bind_names[bind] for bind in expands if isinstance(bind.type, TupleType)
+        )
+        return _Reader(compiled, plain, processors, expanding, of_tuples, keys, tuple(processed))

@@ -55,7 +55,9 @@ def _utc(value: datetime) -> datetime:
 def _to_sqlite_text(value: datetime | None) -> str | None:
     if value is None:
         return None
-    return _utc(value).replace(tzinfo=None).isoformat(" ", "microseconds")
+    if value.tzinfo is not UTC:  # most instants the engine binds are UTC already
+        value = _utc(value)
+    return value.isoformat(" ", "microseconds")[:-6]  # its "+00:00" left out
 
 
 def _read_as_utc(value: datetime) -> datetime:
