@@ -14,6 +14,7 @@ from typing import Any
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.metrics import METHODS, UNMATCHED, RouteShape, route_of
+from engine.ops.tracing import is_exporting
 
 try:
     from opentelemetry import propagate, trace
@@ -46,9 +47,8 @@ def configure(mode: str) -> None:
 
 class RequestTracing:
     """ASGI middleware: each HTTP request runs inside a server span `HTTP <METHOD> <route>`,
-    unless something outside already traces it (recent FastAPI versions make their own server
-    span when OpenTelemetry is installed; so does an ASGI instrumentation): one server span
-    per request either way."""
+    unless something outside already traces it (an ASGI instrumentation, say): one server
+    span per request either way. FastAPI's own spans are off (`api.app`)."""
 
     def __init__(self, app: ASGIApp, shapes: list[RouteShape]) -> None:
         self.app = app
@@ -59,7 +59,10 @@ class RequestTracing:
             trace is None
             or scope["type"] != "http"
             or trace.get_current_span().get_span_context().is_valid
+            or not (is_exporting() or _continues_a_trace(scope))
         ):
+            # with nothing to export and no caller's trace to carry to the actions it makes,
+            # the span would be the invalid one a request has without it
             await self.app(scope, receive, send)
             return
         found = route_of(self.shapes, scope["path"])
@@ -71,3 +74,9 @@ class RequestTracing:
             name, context=propagate.extract(headers), kind=trace.SpanKind.SERVER
         ):
             await self.app(scope, receive, send)
+
+
+def _continues_a_trace(scope: Scope) -> bool:
+    """Whether the request carries its caller's trace (the engine's spans of the actions it
+    makes join that trace, even when this process exports nothing)."""
+    return any(name == b"traceparent" for name, _ in scope["headers"])

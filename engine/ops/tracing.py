@@ -57,7 +57,7 @@ def run_spans(
     """Spans of one ended run: `cadenza.run` over it, with `cadenza.claim` (claimed until
     started) and `cadenza.sandbox` (started until finished); `times` are those three instants.
     The parent is the request that made the action, if it was traced."""
-    if not _is_exporting():
+    if not is_exporting():
         return None
     claimed_at, started_at, finished_at = times
     tracer = trace.get_tracer("cadenza.engine")
@@ -78,7 +78,7 @@ def record_spans(
     traces: Sequence[RunTrace | None], started_at: datetime, ended_at: datetime
 ) -> None:
     """A `cadenza.record` span for each traced run of a batch recorded in one transaction."""
-    if not _is_exporting():
+    if not is_exporting():
         return
     tracer = trace.get_tracer("cadenza.engine")
     for run in traces:
@@ -86,7 +86,7 @@ def record_spans(
             _span(tracer, "cadenza.record", run.context, started_at, ended_at, {})
 
 
-def _is_exporting() -> bool:
+def is_exporting() -> bool:
     """Whether a tracer provider is set (an SDK's): with none, every span would be dropped,
     so none is made (its cost per run is in docs/performance.md)."""
     return trace is not None and not isinstance(

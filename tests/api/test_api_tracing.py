@@ -176,3 +176,31 @@ async def test_requests_not_traced_upstream_get_a_server_span_named_by_route(
     assert span.kind is trace.SpanKind.SERVER
     assert trace.format_trace_id(span.context.trace_id) == CALLER_TRACE
     assert answer.text.split("-")[2] == trace.format_span_id(span.context.span_id)
+
+
+@pytest.mark.parametrize("exporting", [False, True])
+async def test_without_an_exporter_only_a_callers_trace_is_carried(
+    exporter: InMemorySpanExporter, monkeypatch: pytest.MonkeyPatch, exporting: bool
+) -> None:
+    """Where nothing exports traces, a request carrying its caller's `traceparent` still
+    hands that trace to the actions it makes (the engine may export), and one without runs
+    outside any span; where something exports, both get their server span."""
+    import api.tracing
+
+    monkeypatch.setattr(api.tracing, "is_exporting", lambda: exporting)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        parent = tracing_module.current_parent()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": (parent or "").encode()})
+
+    shape = RouteShape("/v1/actions", re.compile(r"^/v1/actions$"), frozenset({"POST"}))
+    transport = httpx.ASGITransport(app=RequestTracing(app, [shape]))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        carried = await client.post("/v1/actions", headers={"traceparent": CALLER_PARENT})
+        alone = await client.post("/v1/actions")
+    assert carried.text.split("-")[1] == CALLER_TRACE
+    if exporting:
+        assert len(alone.text.split("-")[1]) == 32 and CALLER_TRACE not in alone.text
+    else:
+        assert alone.text == ""
