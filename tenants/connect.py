@@ -17,9 +17,9 @@ def _reason(exc: BaseException) -> str:
     return message[:300]
 
 
-async def open_database(url: str) -> AsyncEngine:
+async def open_database(url: str, *, eager_writer: bool = False) -> AsyncEngine:
     """An engine whose database answered a first query; DatabaseUnavailable otherwise."""
-    engine = create_engine(url)
+    engine = create_engine(url, eager_writer=eager_writer)
     try:
         async with engine.connect() as conn:
             await conn.execute(text("SELECT 1"))

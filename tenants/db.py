@@ -10,6 +10,7 @@ synchronous=NORMAL (durable across process crashes, which is what we promise), a
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -90,25 +91,32 @@ def check_sqlite_writable(url: URL) -> None:
         )
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
+def _sqlite_pragmas(busy_timeout_ms: int) -> Callable[[Any, Any], None]:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    return on_connect
 
 
-def create_engine(url: str, *, pool_size: int = 10) -> AsyncEngine:
-    """An async engine for `url`, with Cadenza's SQLite pragmas or PostgreSQL pool settings."""
+def create_engine(url: str, *, pool_size: int = 10, eager_writer: bool = False) -> AsyncEngine:
+    """An async engine for `url`, with Cadenza's SQLite pragmas or PostgreSQL pool settings.
+    An `eager_writer` (the engine's process) waits for SQLite's write lock by looking every
+    millisecond rather than in SQLite's growing sleeps (`tenants.sqlite_driver`)."""
     parsed = normalise_url(url)
     if is_sqlite(parsed):
         check_sqlite_writable(parsed)
         timeout_s = SQLITE_BUSY_TIMEOUT_MS / 1000
+        busy_timeout_ms = 0 if eager_writer else SQLITE_BUSY_TIMEOUT_MS
+        dbapi = OneCrossingDBAPI(timeout_s if eager_writer else None)
         engine = create_async_engine(
-            parsed, connect_args={"timeout": timeout_s}, module=OneCrossingDBAPI()
+            parsed, connect_args={"timeout": busy_timeout_ms / 1000}, module=dbapi
         )
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy_timeout_ms))
         return engine
     return create_async_engine(
         parsed,

@@ -23,6 +23,7 @@ release).
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -41,11 +42,38 @@ from sqlalchemy.util.concurrency import await_
 _Executed = tuple[Any, list[Any], int, int | None]
 
 
+#: How often an eager writer looks again for SQLite's write lock (`OneCrossingDBAPI`).
+EAGER_POLL_S = 0.001
+
+
 def _execute(
+    connection: sqlite3.Connection,
+    operation: str,
+    parameters: Any,
+    many: bool,
+    patience_s: float | None = None,
+) -> _Executed:
+    """On the connection's thread: run one statement to completion. With `patience_s`, a
+    statement that finds the write lock taken is tried again every millisecond for that long
+    (the connection's own busy timeout is then 0). A snapshot too old to write from
+    (SQLITE_BUSY_SNAPSHOT) is not waited for: SQLite's own wait does not wait for it either."""
+    if patience_s is None:
+        return _execute_once(connection, operation, parameters, many)
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            return _execute_once(connection, operation, parameters, many)
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                raise
+            time.sleep(EAGER_POLL_S)
+
+
+def _execute_once(
     connection: sqlite3.Connection, operation: str, parameters: Any, many: bool
 ) -> _Executed:
-    """On the connection's thread: run one statement to completion. Rows are fetched before
-    rowcount is read: for a statement with RETURNING, sqlite3 counts rows as they are read."""
+    """Rows are fetched before rowcount is read: for a statement with RETURNING, sqlite3 counts
+    rows as they are read."""
     cursor = connection.cursor()
     try:
         if many:
@@ -93,8 +121,9 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _run(self, operation: str, parameters: Any, many: bool) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        patience_s = self._adapt_connection.patience_s  # type: ignore[attr-defined]
         executed = await connection._execute(
-            _execute, connection._conn, operation, parameters, many
+            _execute, connection._conn, operation, parameters, many, patience_s
         )
         self._description, rows, self._rowcount, self._lastrowid = executed
         self._rows = deque(rows)
@@ -113,9 +142,15 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ()
+    __slots__ = ("patience_s",)
 
     _cursor_cls: type[AsyncAdapt_aiosqlite_cursor] = _OneCrossingCursor
+
+    def __init__(self, dbapi: Any, connection: Any, patience_s: float | None) -> None:
+        super().__init__(dbapi, connection)
+        #: How long a statement waits for the write lock, looking every millisecond; None:
+        #: SQLite's own busy handler waits (in sleeps that grow to 100 ms).
+        self.patience_s = patience_s
 
     def _in_transaction(self) -> bool:
         """Read on the loop's thread while the connection's thread is idle (statements of one
@@ -141,7 +176,7 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         try:
             try:
                 return await connection._execute(
-                    _execute, connection._conn, operation, parameters, many
+                    _execute, connection._conn, operation, parameters, many, self.patience_s
                 )
             except Exception as error:
                 self._handle_exception(error)  # the driver's error, as a cursor raises it
@@ -161,14 +196,20 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
     """The DB-API module SQLAlchemy's aiosqlite dialect is given (`create_async_engine(...,
     module=OneCrossingDBAPI())`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, eager_patience_s: float | None = None) -> None:
+        """With `eager_patience_s`, its connections wait for the write lock themselves, looking
+        every millisecond for that long, instead of in SQLite's growing sleeps (their busy
+        timeout must be 0): an eager writer takes the lock within a millisecond of its release,
+        ahead of writers sleeping in SQLite's wait. The engine's process writes this way, so an
+        API write does not make it late by more than its own length (decision 142)."""
         super().__init__(aiosqlite, sqlite3)
+        self._eager_patience_s = eager_patience_s
 
     def connect(self, *arg: Any, **kw: Any) -> _OneCrossingConnection:
         # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps.
         connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
-        return _OneCrossingConnection(self, await_(connection))
+        return _OneCrossingConnection(self, await_(connection), self._eager_patience_s)
 
 
 def one_crossing(conn: AsyncConnection) -> _OneCrossingConnection | None:

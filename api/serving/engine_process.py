@@ -33,7 +33,7 @@ def run_engine(layout: Layout, report: Connection) -> None:
 async def _engine(layout: Layout, report: Connection) -> None:
     settings = layout.settings
     configure_process(settings)
-    db = await open_database(settings.database_url)
+    db = await open_database(settings.database_url, eager_writer=True)
     try:
         box = open_secret_box(settings)
         registry = engine_link.joined_registry(layout.api_metrics_dir)
