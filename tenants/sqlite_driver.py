@@ -54,9 +54,10 @@ def _execute(
     patience_s: float | None = None,
 ) -> _Executed:
     """On the connection's thread: run one statement to completion. With `patience_s`, a
-    statement that finds the write lock taken is tried again every millisecond for that long
-    (the connection's own busy timeout is then 0). A snapshot too old to write from
-    (SQLITE_BUSY_SNAPSHOT) is not waited for: SQLite's own wait does not wait for it either."""
+    statement that finds the database busy (its write lock taken, its log being recovered) is
+    tried again every millisecond for that long (the connection's own busy timeout is then 0).
+    A snapshot too old to write from (SQLITE_BUSY_SNAPSHOT) is not waited for: it never
+    clears, and SQLite's own wait does not wait for it either."""
     if patience_s is None:
         return _execute_once(connection, operation, parameters, many)
     deadline = time.monotonic() + patience_s
@@ -64,9 +65,15 @@ def _execute(
         try:
             return _execute_once(connection, operation, parameters, many)
         except sqlite3.OperationalError as exc:
-            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+            if not _will_clear(exc) or time.monotonic() >= deadline:
                 raise
             time.sleep(EAGER_POLL_S)
+
+
+def _will_clear(error: sqlite3.OperationalError) -> bool:
+    """Whether the database is busy in a way that waiting ends."""
+    code = error.sqlite_errorcode
+    return code & 0xFF == sqlite3.SQLITE_BUSY and code != sqlite3.SQLITE_BUSY_SNAPSHOT
 
 
 def _execute_once(

@@ -17,6 +17,7 @@ from sqlalchemy.exc import OperationalError
 from tenants import db as db_module
 from tenants.db import create_engine
 from tenants.faults import DatabaseBusy, as_unavailable
+from tenants.sqlite_driver import _execute
 
 WRITE = text("CREATE TABLE IF NOT EXISTS written (n INTEGER)")
 
@@ -85,3 +86,25 @@ async def test_only_an_eager_writer_turns_sqlites_own_wait_off(
     finally:
         await db.dispose()
     assert busy_timeout == (0 if eager else db_module.SQLITE_BUSY_TIMEOUT_MS)
+
+
+def test_a_snapshot_too_old_to_write_from_is_not_waited_for(tmp_path: Path) -> None:
+    """A transaction that read before another connection committed can never write: waiting
+    would only make its failure late (SQLite's own wait does not wait for it either)."""
+    path = tmp_path / "snapshot.db"
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("PRAGMA journal_mode=WAL")
+    other.execute("CREATE TABLE t (x INTEGER)")
+    reader = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        reader.execute("BEGIN")
+        reader.execute("SELECT * FROM t").fetchall()
+        other.execute("INSERT INTO t VALUES (1)")
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError) as raised:
+            _execute(reader, "INSERT INTO t VALUES (2)", None, many=False, patience_s=5.0)
+        assert raised.value.sqlite_errorcode == sqlite3.SQLITE_BUSY_SNAPSHOT
+        assert time.monotonic() - started < 2.5
+    finally:
+        reader.close()
+        other.close()
