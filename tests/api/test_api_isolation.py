@@ -8,6 +8,7 @@ never show them, and B finds everything exactly as it was.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,7 +105,8 @@ def _masked(body: dict[str, Any], owned: Owned) -> dict[str, Any]:
     # A route id is a small number: masked only where it names a route, never inside "404".
     values += (f"notification-routes/{owned.route_id}", f"notification route {owned.route_id}")
     for value in sorted(values, key=len, reverse=True):  # an action id may hide in a key id
-        text = text.replace(value, "ID")
+        # whole tokens only: action 4 must not mask the 4s of "status": 404
+        text = re.sub(rf"(?<![0-9A-Za-z_]){re.escape(value)}(?![0-9A-Za-z_])", "ID", text)
     return json.loads(text)
 
 
