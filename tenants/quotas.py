@@ -36,14 +36,15 @@ class TenantProfile:
 
 
 _QUOTA_NAMES = tuple(Quotas.__dataclass_fields__)
-#: Built once: the engine and the API read a profile per request or claim, and building and
-#: keying a select costs about as much as running it on SQLite.
-_TENANT = select(tenants).where(tenants.c.id == bindparam("t_id"))
+#: One tenant's row by id (`t_id`), built once: the API reads one with every request and the
+#: engine a profile per claim, and building and keying a select costs about as much as
+#: running it on SQLite.
+TENANT_BY_ID = select(tenants).where(tenants.c.id == bindparam("t_id"))
 
 
 async def load_profile(conn: AsyncConnection, tenant_id: str) -> TenantProfile:
     """The tenant's profile; NotFound when there is no such tenant."""
-    row = (await conn.execute(_TENANT, {"t_id": tenant_id})).mappings().first()
+    row = (await conn.execute(TENANT_BY_ID, {"t_id": tenant_id})).mappings().first()
     if row is None:
         raise NotFound(f"no tenant {tenant_id!r}")
     return TenantProfile(

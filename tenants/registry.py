@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from tenants.errors import Conflict, InvalidInput, NotFound
 from tenants.ids import new_id
 from tenants.keys import ApiKey, IssuedKey, Role, create_key, hash_secret, row_to_key
+from tenants.quotas import TENANT_BY_ID
 from tenants.tables import api_keys, tenants, usage
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -109,9 +110,8 @@ async def create_tenant(
     return await get_tenant(conn, tenant_id), issued
 
 
-#: Statements every request runs, built once: building and keying a select costs the API
+#: Built once: every request authenticates, and building and keying a select costs the API
 #: process about as much CPU as running it on SQLite (docs/performance.md).
-_TENANT = select(tenants).where(tenants.c.id == bindparam("t_id"))
 _LIVE_KEY = (
     select(api_keys, tenants)
     .join_from(api_keys, tenants, api_keys.c.tenant_id == tenants.c.id)
@@ -120,7 +120,7 @@ _LIVE_KEY = (
 
 
 async def get_tenant(conn: AsyncConnection, tenant_id: str) -> Tenant:
-    row = (await conn.execute(_TENANT, {"t_id": tenant_id})).first()
+    row = (await conn.execute(TENANT_BY_ID, {"t_id": tenant_id})).first()
     if row is None:
         raise NotFound(f"no tenant {tenant_id!r}")
     return row_to_tenant(row)

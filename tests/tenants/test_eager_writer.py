@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -108,3 +109,45 @@ def test_a_snapshot_too_old_to_write_from_is_not_waited_for(tmp_path: Path) -> N
     finally:
         reader.close()
         other.close()
+
+
+def test_an_eager_writer_goes_before_a_writer_asleep_in_sqlites_wait(tmp_path: Path) -> None:
+    """The engine's promise under API load: when the lock is given back, the eager writer
+    (the engine) takes it ahead of a writer that began waiting first but sleeps in SQLite's
+    growing wait (an API process). Each round, a third connection holds the lock for 0.4 s,
+    long enough for SQLite's sleeps to reach 50-100 ms; the first row committed says who won.
+    A sleeping writer can wake within the eager one's millisecond now and then, so four
+    rounds of five must go to the eager writer (with SQLite's wait on both sides, the first
+    waiter won every round)."""
+    path = tmp_path / "order.db"
+    setup = sqlite3.connect(path, isolation_level=None)
+    setup.execute("PRAGMA journal_mode=WAL")
+    setup.execute("CREATE TABLE written (who TEXT)")
+    setup.close()
+
+    def one_round() -> str:
+        holder = sqlite3.connect(path, isolation_level=None)
+        sleeper = sqlite3.connect(path, isolation_level=None, timeout=5, check_same_thread=False)
+        eager = sqlite3.connect(path, isolation_level=None, timeout=0, check_same_thread=False)
+        try:
+            holder.execute("BEGIN IMMEDIATE")
+            insert = "INSERT INTO written VALUES (?)"
+            writers = [
+                threading.Thread(target=sleeper.execute, args=(insert, ("sleeper",))),
+                threading.Thread(target=_execute, args=(eager, insert, ("eager",), False, 5.0)),
+            ]
+            for writer in writers:
+                writer.start()
+                time.sleep(0.05)  # the sleeper starts waiting first
+            time.sleep(0.4)
+            holder.execute("DELETE FROM written")
+            holder.execute("COMMIT")
+            for writer in writers:
+                writer.join(timeout=10)
+            return holder.execute("SELECT who FROM written ORDER BY rowid").fetchall()[0][0]
+        finally:
+            for connection in (holder, sleeper, eager):
+                connection.close()
+
+    firsts = [one_round() for _ in range(5)]
+    assert firsts.count("eager") >= 4, firsts

@@ -17,8 +17,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import Text, cast, column, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from support.due_actions import due_action
 from support.held_lock import assert_busy_while_locked
 
+from engine.domain.due import DueAction
 from engine.domain.records import ActionStatus, RuleSpec
 from engine.store import actions as action_store
 from engine.store import loop_statements as queue
@@ -155,14 +157,12 @@ async def test_claims_and_holds_return_and_write_what_sqlalchemy_does(
     assert set(outcomes[0][0]) == {i for i, v in named if (i, v) in pending}
 
 
-def _due_as(pairs: list[tuple[int, int]]) -> list[Any]:
-    """Stand-ins for due actions as a claim reads them: their id and version."""
+def _due_as(pairs: list[tuple[int, int]]) -> list[DueAction]:
+    """Due actions as a claim reads them: their id and version."""
+    return [due_action(id=i, version=v) for i, v in pairs]
 
-    class Read:
-        def __init__(self, action_id: int, version: int) -> None:
-            self.id, self.version = action_id, version
 
-    return [Read(i, v) for i, v in pairs]
+_PENDING = {"due_at": NOW, "priority": 0, "params": None, "of_rule": True, "status": "pending"}
 
 
 async def test_a_lean_claim_belongs_to_its_transaction(db: AsyncEngine) -> None:
@@ -178,9 +178,6 @@ async def test_a_lean_claim_belongs_to_its_transaction(db: AsyncEngine) -> None:
         assert len(await queue.claim(conn, _due_as(pairs), "n", NOW, NOW)) == 3
     async with db.connect() as conn:
         assert {r["status"] for r in await _table(conn, [i for i, _ in pairs])} == {"running"}
-
-
-_PENDING = {"due_at": NOW, "priority": 0, "params": None, "of_rule": True, "status": "pending"}
 
 
 async def test_a_lean_claim_on_sqlite_that_meets_a_held_write_lock_is_a_busy_database(
