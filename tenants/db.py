@@ -106,13 +106,15 @@ def _sqlite_pragmas(busy_timeout_ms: int) -> Callable[[Any, Any], None]:
 def create_engine(url: str, *, pool_size: int = 10, eager_writer: bool = False) -> AsyncEngine:
     """An async engine for `url`, with Cadenza's SQLite pragmas or PostgreSQL pool settings.
     An `eager_writer` (the engine's process) waits for SQLite's write lock by looking every
-    millisecond rather than in SQLite's growing sleeps (`tenants.sqlite_driver`)."""
+    millisecond rather than in SQLite's growing sleeps; any other runs a transaction's
+    statements after its first write on the loop's thread, so it holds the lock for SQLite's
+    own time (`tenants.sqlite_driver`)."""
     parsed = normalise_url(url)
     if is_sqlite(parsed):
         check_sqlite_writable(parsed)
         timeout_s = SQLITE_BUSY_TIMEOUT_MS / 1000
         busy_timeout_ms = 0 if eager_writer else SQLITE_BUSY_TIMEOUT_MS
-        dbapi = OneCrossingDBAPI(timeout_s if eager_writer else None)
+        dbapi = OneCrossingDBAPI(timeout_s if eager_writer else None, inline_writes=not eager_writer)
         engine = create_async_engine(
             parsed, connect_args={"timeout": busy_timeout_ms / 1000}, module=dbapi
         )

@@ -13,6 +13,12 @@ memory. A commit or rollback with no transaction open is no crossing at all. The
 statements, compiled once, skip SQLAlchemy's execution altogether (`execute_many`,
 `fetch_all`).
 
+A connection that writes inline (the API's) crosses for nothing once it holds SQLite's write
+lock: from its transaction's first write to its commit, every statement runs on the event
+loop's thread, so the lock is held for SQLite's own time rather than across the trips its
+busy loop makes between other requests, while the engine's process waits (decision 143).
+Only the first write crosses: it is the statement that may wait for the lock.
+
 This leans on two private parts of aiosqlite (`Connection._execute`, which queues a function
 for the connection's thread, and `Connection._conn`, the sqlite3 connection) and on SQLAlchemy's
 aiosqlite adapter classes; pyproject.toml bounds both libraries to the range tested (the upper
@@ -44,6 +50,9 @@ _Executed = tuple[Any, list[Any], int, int | None]
 
 #: How often an eager writer looks again for SQLite's write lock (`OneCrossingDBAPI`).
 EAGER_POLL_S = 0.001
+#: How the statements that take SQLite's write lock begin (as SQLAlchemy and this project
+#: write them; a write it does not recognise only keeps crossing).
+_WRITE_VERBS = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
 
 def _execute(
@@ -128,10 +137,14 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
     async def _run(self, operation: str, parameters: Any, many: bool) -> None:
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
-        patience_s = self._adapt_connection.patience_s  # type: ignore[attr-defined]
-        executed = await connection._execute(
-            _execute, connection._conn, operation, parameters, many, patience_s
-        )
+        adapt: _OneCrossingConnection = self._adapt_connection  # type: ignore[assignment]
+        if adapt.holds_write_lock():
+            executed = _execute_once(connection._conn, operation, parameters, many)
+        else:
+            executed = await connection._execute(
+                _execute, connection._conn, operation, parameters, many, adapt.patience_s
+            )
+            adapt.wrote(operation)
         self._description, rows, self._rowcount, self._lastrowid = executed
         self._rows = deque(rows)
 
@@ -149,15 +162,34 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
 
 
 class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
-    __slots__ = ("patience_s",)
+    __slots__ = ("_writing", "inline_writes", "patience_s")
 
     _cursor_cls: type[AsyncAdapt_aiosqlite_cursor] = _OneCrossingCursor
 
-    def __init__(self, dbapi: Any, connection: Any, patience_s: float | None) -> None:
+    def __init__(
+        self, dbapi: Any, connection: Any, patience_s: float | None, inline_writes: bool
+    ) -> None:
         super().__init__(dbapi, connection)
         #: How long a statement waits for the write lock, looking every millisecond; None:
         #: SQLite's own busy handler waits (in sleeps that grow to 100 ms).
         self.patience_s = patience_s
+        #: Whether statements run on the event loop's thread while the write lock is held.
+        self.inline_writes = inline_writes
+        self._writing = False
+
+    def wrote(self, operation: str) -> None:
+        """Note a statement that succeeded: a write has taken the write lock until its
+        transaction ends."""
+        if self.inline_writes and operation.lstrip()[:7].upper().startswith(_WRITE_VERBS):
+            self._writing = True
+
+    def holds_write_lock(self) -> bool:
+        """Whether a write of the open transaction holds SQLite's write lock (a transaction
+        may be open without it: a SAVEPOINT opens one; and one ends when its outermost
+        savepoint is released, so the flag is checked against SQLite's own)."""
+        if self._writing and not self._in_transaction():
+            self._writing = False
+        return self._writing
 
     def _in_transaction(self) -> bool:
         """Read on the loop's thread while the connection's thread is idle (statements of one
@@ -182,41 +214,66 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         try:
             try:
-                return await connection._execute(
+                executed = await connection._execute(
                     _execute, connection._conn, operation, parameters, many, self.patience_s
                 )
+                self.wrote(operation)
+                return executed
             except Exception as error:
                 self._handle_exception(error)  # the driver's error, as a cursor raises it
         except sqlite3.Error as exc:
             raise DBAPIError.instance(operation, parameters, exc, sqlite3.Error) from exc
 
     def rollback(self) -> None:
-        if self._in_transaction():
+        if self.holds_write_lock():
+            self._end_inline(self._connection._conn.rollback)
+        elif self._in_transaction():
             super().rollback()
 
     def commit(self) -> None:
-        if self._in_transaction():
+        if self.holds_write_lock():
+            self._end_inline(self._connection._conn.commit)
+        elif self._in_transaction():
             super().commit()
+
+    def _end_inline(self, end: Any) -> None:
+        """Commit or roll back on the loop's thread: with the write lock held, neither waits
+        (a commit's checkpoint is SQLite's passive one, which takes no lock it must wait for)."""
+        self._writing = False
+        try:
+            end()
+        except Exception as error:
+            self._handle_exception(error)
 
 
 class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
     """The DB-API module SQLAlchemy's aiosqlite dialect is given (`create_async_engine(...,
     module=OneCrossingDBAPI())`)."""
 
-    def __init__(self, eager_patience_s: float | None = None) -> None:
+    def __init__(
+        self, eager_patience_s: float | None = None, *, inline_writes: bool = False
+    ) -> None:
         """With `eager_patience_s`, its connections wait for the write lock themselves, looking
         every millisecond for that long, instead of in SQLite's growing sleeps (their busy
         timeout must be 0): an eager writer takes the lock within a millisecond of its release,
         ahead of writers sleeping in SQLite's wait. The engine's process writes this way, so an
-        API write does not make it late by more than its own length (decision 142)."""
+        API write does not make it late by more than its own length (decision 142). With
+        `inline_writes`, that length is SQLite's own: statements after a transaction's first
+        write run on the loop's thread (decision 143)."""
         super().__init__(aiosqlite, sqlite3)
         self._eager_patience_s = eager_patience_s
+        self._inline_writes = inline_writes
 
     def connect(self, *arg: Any, **kw: Any) -> _OneCrossingConnection:
-        # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps.
+        # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps; one that
+        # writes inline is also used from the loop's thread (never at once: see `_run`).
+        if self._inline_writes:
+            kw["check_same_thread"] = False
         connection: Any = aiosqlite.connect(*arg, **kw)
         connection._thread.daemon = True  # as SQLAlchemy's own adapter does
-        return _OneCrossingConnection(self, await_(connection), self._eager_patience_s)
+        return _OneCrossingConnection(
+            self, await_(connection), self._eager_patience_s, self._inline_writes
+        )
 
 
 def one_crossing(conn: AsyncConnection) -> _OneCrossingConnection | None:

@@ -22,8 +22,10 @@ items = Table(
 
 
 @contextlib.asynccontextmanager
-async def sqlite_with(metadata: MetaData, path: Path) -> AsyncIterator[AsyncEngine]:
-    engine = create_engine(f"sqlite:///{path}")
+async def sqlite_with(
+    metadata: MetaData, path: Path, *, eager_writer: bool = False
+) -> AsyncIterator[AsyncEngine]:
+    engine = create_engine(f"sqlite:///{path}", eager_writer=eager_writer)
     async with engine.begin() as conn:
         await conn.run_sync(metadata.create_all)
     yield engine

@@ -3,13 +3,15 @@ rowcount with RETURNING, transactions), and the crossings it promises."""
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import aiosqlite.core
 import pytest
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.sqlite_tables import items, items_metadata, sqlite_with
 
@@ -71,5 +73,96 @@ async def test_each_statement_is_one_crossing_and_idle_ends_are_none(
     assert crossings == {"_execute": 2}, "two reads, and no rollback when none is open"
     crossings.clear()
     async with engine.begin() as conn:
+        await conn.execute(select(items))
         await conn.execute(insert(items).values(name="x"))
-    assert crossings == {"_execute": 1, "commit": 1}
+    assert crossings == {"_execute": 2}, "the commit of a write runs on the loop's thread"
+
+
+async def test_from_a_transactions_first_write_to_its_commit_nothing_crosses_or_yields(
+    engine: AsyncEngine, crossings: collections.Counter[str]
+) -> None:
+    """The write lock is held for SQLite's own time: once a transaction has written, its
+    statements and its commit run on the loop's thread, and no other task runs in between."""
+    async with engine.connect() as conn:
+        await conn.execute(select(items))
+    crossings.clear()
+    others_ran: list[str] = []
+
+    async def another_task() -> None:
+        others_ran.append("other")
+
+    async with engine.connect() as conn:
+        await conn.execute(insert(items), [{"name": "a"}, {"name": "b"}])
+        other = asyncio.create_task(another_task())
+        renamed = await conn.execute(
+            update(items).where(items.c.name == "b").values(name="c").returning(items.c.id)
+        )
+        assert renamed.scalars().all() == [2]
+        names = (await conn.execute(select(items.c.name).order_by(items.c.id))).scalars().all()
+        assert names == ["a", "c"]
+        await conn.execute(insert(items).values(name="d"))
+        await conn.commit()
+        assert others_ran == [], "no other task ran while the lock was held"
+        assert crossings == {"_execute": 1}, "only the first write crosses"
+    await other
+    assert others_ran == ["other"]
+    async with engine.connect() as conn:
+        names = (await conn.execute(select(items.c.name).order_by(items.c.id))).scalars().all()
+    assert names == ["a", "c", "d"]
+
+
+async def test_an_eager_writer_keeps_crossing_after_its_first_write(
+    tmp_path: Path, crossings: collections.Counter[str]
+) -> None:
+    async with sqlite_with(items_metadata, tmp_path / "eager.db", eager_writer=True) as engine:
+        async with engine.connect() as conn:
+            await conn.execute(select(items))
+        crossings.clear()
+        async with engine.begin() as conn:
+            await conn.execute(insert(items).values(name="x"))
+            await conn.execute(select(items))
+        assert crossings == {"_execute": 2, "commit": 1}
+
+
+async def test_a_transaction_that_has_not_written_waits_for_the_lock_off_the_loop(
+    engine: AsyncEngine, tmp_path: Path
+) -> None:
+    """A SAVEPOINT opens a transaction without the write lock: a write in it must still wait
+    on the connection's thread, or the whole process would stop for SQLite's busy wait."""
+    holder = sqlite3.connect(tmp_path / "driver.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+
+        async def write() -> None:
+            async with engine.connect() as conn:
+                await conn.execute(text("SAVEPOINT opened"))
+                await conn.execute(insert(items).values(name="late"))
+                await conn.execute(text("RELEASE opened"))
+
+        writing = asyncio.create_task(write())
+        ticks = 0
+        while ticks < 20:  # the loop keeps turning while the write waits
+            await asyncio.sleep(0.005)
+            ticks += 1
+        assert not writing.done()
+    finally:
+        holder.execute("COMMIT")
+        holder.close()
+    await asyncio.wait_for(writing, timeout=5)
+    async with engine.connect() as conn:
+        assert (await conn.execute(select(items.c.name))).scalars().all() == ["late"]
+
+
+async def test_a_released_outermost_savepoint_gives_the_lock_back_so_writes_cross_again(
+    engine: AsyncEngine, crossings: collections.Counter[str]
+) -> None:
+    async with engine.connect() as conn:
+        await conn.execute(text("SAVEPOINT first"))
+        await conn.execute(insert(items).values(name="a"))
+        await conn.execute(text("RELEASE first"))  # this commits: the lock is given back
+        crossings.clear()
+        await conn.execute(insert(items).values(name="b"))
+        assert crossings == {"_execute": 1}, "a write after the release waits for the lock again"
+        await conn.commit()
+    async with engine.connect() as conn:
+        assert (await conn.execute(select(items.c.name))).scalars().all() == ["a", "b"]
