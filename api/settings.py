@@ -46,6 +46,13 @@ class Settings(BaseSettings):
         le=64,
         description="API processes `serve` runs beside its engine process.",
     )
+    api_nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="How much lower the API processes' CPU priority is than the engine "
+        "process's (a nice increment): under load the engine's timers come first.",
+    )
     wake_cap_s: float = Field(
         1.0,
         gt=0,

@@ -38,6 +38,7 @@ API_SANDBOX_WORKERS = 2
 def run_api(layout: Layout, sockets: list[socket.socket]) -> None:
     """The process's main (a forked child of the supervisor)."""
     become_child()
+    os.nice(layout.settings.api_nice)  # the engine's timers come first (decision 144)
     _count_in_shared_files(layout)
     uvloop.run(_serve(layout, sockets))
 

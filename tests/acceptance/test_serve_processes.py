@@ -28,6 +28,8 @@ from support.operator import ADMIN_TOKEN, BUSY_QUOTAS, create_tenant_over_api
 from support.polling import until
 from support.processes import Server, running_server
 
+from api.settings import Settings
+
 #: The engine looks at the queue on its own only this rarely: anything sooner is the wake.
 POLL_S = "120"
 #: A generous bound for a woken action to have run, far below the engine's own poll.
@@ -164,6 +166,21 @@ def _timed_get(client: httpx.Client, path: str) -> tuple[int, float]:
 def _engine_pid(server: Server) -> int:
     found = until(lambda: re.search(r"engine process started \(pid (\d+)\)", "".join(server.lines)))
     return int(found.group(1))
+
+
+def test_the_api_processes_run_below_the_engines_cpu_priority(served: Server) -> None:
+    """Clients that saturate the cores take the API processes' time, not the engine's."""
+    engine = psutil.Process(_engine_pid(server=served))
+    pids = until(lambda: _api_pids(served) if len(_api_pids(served)) == 2 else None)
+    step = Settings.model_fields["api_nice"].default
+    assert step > 0
+    for pid in pids:
+        assert psutil.Process(pid).nice() == engine.nice() + step
+
+
+def _api_pids(server: Server) -> list[int]:
+    found = re.findall(r"API process \d+ started \(pid (\d+)\)", "".join(server.lines))
+    return [int(pid) for pid in found]
 
 
 @pytest.mark.timeout(360)  # two starts of `serve`, a kill and a retry, on a busy machine

@@ -166,3 +166,35 @@ async def test_a_released_outermost_savepoint_gives_the_lock_back_so_writes_cros
         await conn.commit()
     async with engine.connect() as conn:
         assert (await conn.execute(select(items.c.name))).scalars().all() == ["a", "b"]
+
+
+async def test_a_write_cancelled_while_it_waits_for_the_lock_is_never_committed(
+    engine: AsyncEngine, tmp_path: Path, crossings: collections.Counter[str]
+) -> None:
+    """A request cancelled while its first write waits on the connection's thread: the thread
+    finishes the statement later, and nothing of it is committed, nor run on the loop's thread
+    beside it (the write never counted as holding the lock)."""
+    holder = sqlite3.connect(tmp_path / "driver.db", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+
+        async def write() -> None:
+            async with engine.begin() as conn:
+                await conn.execute(insert(items).values(name="cancelled"))
+
+        writing = asyncio.create_task(write())
+        while crossings["_execute"] == 0:
+            await asyncio.sleep(0.001)
+        writing.cancel()
+        await asyncio.sleep(0)  # the cancellation is delivered; the statement still waits
+    finally:
+        holder.execute("COMMIT")  # now it can finish, on its thread
+        holder.close()
+    with pytest.raises(asyncio.CancelledError):
+        await writing
+    for name in ("after", "and after"):
+        async with engine.begin() as conn:
+            await conn.execute(insert(items).values(name=name))
+    async with engine.connect() as conn:
+        names = (await conn.execute(select(items.c.name).order_by(items.c.id))).scalars().all()
+    assert names == ["after", "and after"]
