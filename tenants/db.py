@@ -10,7 +10,6 @@ synchronous=NORMAL (durable across process crashes, which is what we promise), a
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -91,16 +90,13 @@ def check_sqlite_writable(url: URL) -> None:
         )
 
 
-def _sqlite_pragmas(busy_timeout_ms: int) -> Callable[[Any, Any], None]:
-    def on_connect(dbapi_connection: Any, _record: Any) -> None:
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    return on_connect
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """The busy timeout is set by the driver's `timeout` (`create_engine`)."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
 
 
 def create_engine(url: str, *, pool_size: int = 10, eager_writer: bool = False) -> AsyncEngine:
@@ -112,13 +108,13 @@ def create_engine(url: str, *, pool_size: int = 10, eager_writer: bool = False) 
     parsed = normalise_url(url)
     if is_sqlite(parsed):
         check_sqlite_writable(parsed)
-        timeout_s = SQLITE_BUSY_TIMEOUT_MS / 1000
-        busy_timeout_ms = 0 if eager_writer else SQLITE_BUSY_TIMEOUT_MS
-        dbapi = OneCrossingDBAPI(timeout_s if eager_writer else None, inline_writes=not eager_writer)
-        engine = create_async_engine(
-            parsed, connect_args={"timeout": busy_timeout_ms / 1000}, module=dbapi
-        )
-        event.listen(engine.sync_engine, "connect", _sqlite_pragmas(busy_timeout_ms))
+        patience_s = SQLITE_BUSY_TIMEOUT_MS / 1000
+        if eager_writer:  # it waits itself: SQLite's own wait (the driver's `timeout`) is off
+            dbapi, timeout_s = OneCrossingDBAPI(patience_s), 0.0
+        else:
+            dbapi, timeout_s = OneCrossingDBAPI(inline_writes=True), patience_s
+        engine = create_async_engine(parsed, connect_args={"timeout": timeout_s}, module=dbapi)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
         parsed,

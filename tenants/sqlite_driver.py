@@ -107,7 +107,7 @@ def _execute_once(
 
 class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
     """A cursor that exists only on the event loop's side: each statement is executed,
-    fetched and closed on the connection's thread in one call."""
+    fetched and closed in one call (`_OneCrossingConnection.run`)."""
 
     __slots__ = ("_description", "_lastrowid", "_rowcount")
 
@@ -136,15 +136,8 @@ class _OneCrossingCursor(AsyncAdapt_aiosqlite_cursor):
         return self._lastrowid
 
     async def _run(self, operation: str, parameters: Any, many: bool) -> None:
-        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         adapt: _OneCrossingConnection = self._adapt_connection  # type: ignore[assignment]
-        if adapt.holds_write_lock():
-            executed = _execute_once(connection._conn, operation, parameters, many)
-        else:
-            executed = await connection._execute(
-                _execute, connection._conn, operation, parameters, many, adapt.patience_s
-            )
-            adapt.wrote(operation)
+        executed = await adapt.run(operation, parameters, many)
         self._description, rows, self._rowcount, self._lastrowid = executed
         self._rows = deque(rows)
 
@@ -177,11 +170,19 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         self.inline_writes = inline_writes
         self._writing = False
 
-    def wrote(self, operation: str) -> None:
-        """Note a statement that succeeded: a write has taken the write lock until its
-        transaction ends."""
+    async def run(self, operation: str, parameters: Any, many: bool) -> _Executed:
+        """One statement to completion: on the loop's thread while this connection holds the
+        write lock, else on the connection's thread (waiting for the lock as `patience_s`
+        says), after which a write that succeeded is noted as holding it."""
+        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
+        if self.holds_write_lock():
+            return _execute_once(connection._conn, operation, parameters, many)
+        executed = await connection._execute(
+            _execute, connection._conn, operation, parameters, many, self.patience_s
+        )
         if self.inline_writes and operation.lstrip()[:7].upper().startswith(_WRITE_VERBS):
             self._writing = True
+        return executed
 
     def holds_write_lock(self) -> bool:
         """Whether a write of the open transaction holds SQLite's write lock (a transaction
@@ -211,14 +212,9 @@ class _OneCrossingConnection(AsyncAdapt_aiosqlite_connection):
         return (await self._lean(operation, parameters, many=False))[1]
 
     async def _lean(self, operation: str, parameters: Any, many: bool) -> _Executed:
-        connection: aiosqlite.Connection = self._connection  # type: ignore[assignment]
         try:
             try:
-                executed = await connection._execute(
-                    _execute, connection._conn, operation, parameters, many, self.patience_s
-                )
-                self.wrote(operation)
-                return executed
+                return await self.run(operation, parameters, many)
             except Exception as error:
                 self._handle_exception(error)  # the driver's error, as a cursor raises it
         except sqlite3.Error as exc:
@@ -266,7 +262,7 @@ class OneCrossingDBAPI(AsyncAdapt_aiosqlite_dbapi):
 
     def connect(self, *arg: Any, **kw: Any) -> _OneCrossingConnection:
         # aiosqlite's connection is the DB-API connection SQLAlchemy's adapter wraps; one that
-        # writes inline is also used from the loop's thread (never at once: see `_run`).
+        # writes inline is also used from the loop's thread (never at once: see `run`).
         if self._inline_writes:
             kw["check_same_thread"] = False
         connection: Any = aiosqlite.connect(*arg, **kw)

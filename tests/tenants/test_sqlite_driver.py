@@ -1,19 +1,27 @@
 """SQLite through one thread crossing per statement: same results as a DB-API cursor (rows,
-rowcount with RETURNING, transactions), and the crossings it promises."""
+rowcount with RETURNING, transactions), the crossings it promises, and an API connection that
+runs a transaction's statements on the loop's thread only while it really holds the write
+lock."""
 
 from __future__ import annotations
 
 import asyncio
 import collections
 import sqlite3
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import aiosqlite.core
 import pytest
-from sqlalchemy import insert, select, text, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import delete, insert, select, text, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from support.sqlite_tables import items, items_metadata, sqlite_with
+
+from tenants.sqlite_driver import one_crossing
 
 
 @pytest.fixture
@@ -198,3 +206,82 @@ async def test_a_write_cancelled_while_it_waits_for_the_lock_is_never_committed(
     async with engine.connect() as conn:
         names = (await conn.execute(select(items.c.name).order_by(items.c.id))).scalars().all()
     assert names == ["after", "and after"]
+
+
+#: What a transaction of the API may do, in any order: writes that match rows or none, reads,
+#: savepoints opened, released and rolled back to, commits and rollbacks.
+STEPS = st.lists(
+    st.sampled_from(
+        ["insert", "update", "update none", "delete", "select", "savepoint", "release",
+         "rollback to", "commit", "rollback"]
+    ),
+    min_size=1,
+    max_size=14,
+)  # fmt: skip
+
+
+async def _step(conn: AsyncConnection, step: str, savepoints: list[str]) -> Any:
+    """Do `step` on `conn`; what it read, if anything. `savepoints` are those open."""
+    if step == "insert":
+        await conn.execute(insert(items).values(name=f"n{len(savepoints)}"))
+    elif step == "update":
+        await conn.execute(update(items).values(name=items.c.name + "+"))
+    elif step == "update none":
+        await conn.execute(update(items).where(items.c.id < 0).values(name="never"))
+    elif step == "delete":
+        await conn.execute(delete(items).where(items.c.id == select(items.c.id).scalar_subquery()))
+    elif step == "select":
+        return (await conn.execute(select(items.c.name).order_by(items.c.id))).all()
+    elif step == "savepoint":
+        savepoints.append(f"s{len(savepoints)}")
+        await conn.execute(text(f"SAVEPOINT {savepoints[-1]}"))
+    elif step in ("release", "rollback to") and savepoints:
+        verb = "RELEASE" if step == "release" else "ROLLBACK TO"
+        await conn.execute(text(f"{verb} {savepoints.pop()}"))
+    elif step in ("commit", "rollback"):
+        await (conn.commit() if step == "commit" else conn.rollback())
+        savepoints.clear()
+    return None
+
+
+def _lock_is_free(path: Path) -> bool:
+    neighbour = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        neighbour.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        if neighbour.in_transaction:
+            neighbour.execute("ROLLBACK")
+        neighbour.close()
+    return True
+
+
+async def _run_steps(path: Path, steps: list[str], eager: bool) -> tuple[list[Any], list[Any]]:
+    """Run `steps` on a new database; what each read, and what was left committed. After
+    every step of an API (inline) connection, a neighbour connection checks that whenever it
+    says it holds the write lock (so runs statements on the loop's thread), it does."""
+    async with sqlite_with(items_metadata, path, eager_writer=eager) as engine:
+        read = []
+        async with engine.connect() as conn:
+            savepoints: list[str] = []
+            for step in steps:
+                read.append(await _step(conn, step, savepoints))
+                raw = one_crossing(conn)
+                assert raw is not None
+                if raw.holds_write_lock():
+                    assert not _lock_is_free(path), f"claims the lock it lacks after {step}"
+            await conn.rollback()
+        async with engine.connect() as conn:
+            left = (await conn.execute(select(items.c.name).order_by(items.c.id))).all()
+    return read, left
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(STEPS)
+@example(["savepoint", "insert", "release", "insert", "rollback"])  # RELEASE commits
+async def test_inline_statements_read_and_leave_what_crossing_ones_do(steps: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as directory:
+        inline = await _run_steps(Path(directory) / "inline.db", steps, eager=False)
+        crossing = await _run_steps(Path(directory) / "crossing.db", steps, eager=True)
+    assert inline == crossing
