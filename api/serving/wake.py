@@ -2,7 +2,8 @@
 changed, so that it looks at the database now instead of at its next poll.
 
 A Unix stream socket owned by the engine process; each API process keeps one connection and
-writes one tenant id per line. (Datagrams were tried first: Linux queues only 10 per socket by
+writes one line per change: its kind (`engine.domain.changes.Change`: work added, or changed)
+and the tenant's id. (Datagrams were tried first: Linux queues only 10 per socket by
 default, so a burst of writes lost wakes.) Sending never blocks and never fails a request: the
 database is the truth, and a wake lost (the engine restarting, its buffer full) only delays
 the engine to its next look at the queue, which it makes every `wake_cap_s` anyway.
@@ -14,8 +15,10 @@ import asyncio
 import contextlib
 import logging
 import socket
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
+
+from engine.domain.changes import Change, Wake
 
 log = logging.getLogger("cadenza.serve")
 #: Tenant ids are short; a longer line is not ours, and its connection is closed.
@@ -30,9 +33,9 @@ class WakeSender:
         self._path = str(path)
         self._sock: socket.socket | None = None
 
-    def send(self, tenant_id: str) -> None:
+    def send(self, tenant_id: str, change: Change) -> None:
         """Tell the engine; if it cannot hear now, its next poll finds the change."""
-        line = tenant_id.replace("\n", " ").encode() + b"\n"
+        line = f"{change} {tenant_id.replace(chr(10), ' ')}\n".encode()
         try:
             sock = self._sock or self._connect()
             if sock.send(line) == len(line):
@@ -59,14 +62,16 @@ class WakeSender:
 
 
 @contextlib.asynccontextmanager
-async def listening(path: Path, on_wake: Callable[[str], None]) -> AsyncIterator[None]:
-    """The engine side: call `on_wake(tenant_id)` for each line any API process writes to
-    `path`, on the running event loop, until the block ends."""
+async def listening(path: Path, on_wake: Wake) -> AsyncIterator[None]:
+    """The engine side: call `on_wake(tenant_id, change)` for each line any API process writes
+    to `path`, on the running event loop, until the block ends (a line not of this form ends
+    its connection: the sender connects again)."""
 
     async def read(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         with contextlib.suppress(ValueError, ConnectionError, UnicodeDecodeError):
             while line := await reader.readline():
-                on_wake(line.decode().rstrip("\n"))
+                change, _, tenant_id = line.decode().rstrip("\n").partition(" ")
+                on_wake(tenant_id, Change(change))
         writer.close()
 
     path.unlink(missing_ok=True)

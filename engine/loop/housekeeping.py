@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.loop.takeback import Loss, take_back
 from engine.ops import metrics
 from engine.ops.retention import retention_loop
@@ -28,7 +29,7 @@ class Node(Protocol):
     is_stopping: bool
 
     def in_flight_ids(self) -> list[int]: ...
-    def wake(self, tenant_id: str) -> None: ...
+    def wake(self, tenant_id: str, change: Change) -> None: ...
     async def rebalance(self, conn: AsyncConnection, now: datetime) -> None: ...
 
 
@@ -91,4 +92,4 @@ async def sweep(node: Node) -> None:
         metrics.QUEUE_DEPTH.set(await nodes.due_count(conn, now))
     metrics.RECLAIMED.inc(len(taken.retried) + len(taken.failed))
     for tenant_id in {r["tenant_id"] for r in lost}:
-        node.wake(tenant_id)
+        node.wake(tenant_id, Change.ADDED)

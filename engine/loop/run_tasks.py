@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.deps import Deps
+from engine.domain.changes import Change, Wake
 from engine.loop.run_slots import RunSlots
 from engine.loop.tenant_state import TenantState
 from engine.ops import metrics
@@ -38,7 +39,7 @@ class RunTasks:
     #: the tenant's state, and looks at the queue again).
     settled: Callable[[TenantState], None]
     #: Called with a tenant id whose work must be looked at again now (a run to do again).
-    wake: Callable[[str], None]
+    wake: Wake
     tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     #: Every claimed run not recorded yet, by action id, with its tenant.
     claimed: dict[int, tuple[TenantState, Claimed]] = field(default_factory=dict)
@@ -96,7 +97,7 @@ class RunTasks:
             if recorded is Recorded.COMMITTED:
                 state.count_run(completion.run.started_at.date(), completion.cpu_ms)
             elif recorded is not Recorded.LOST:
-                self.wake(state.tenant_id)  # it runs again, maybe at once
+                self.wake(state.tenant_id, Change.ADDED)  # it runs again, maybe at once
         except Exception:
             log.exception(
                 "run of action %s was not recorded; its lease will expire",
@@ -113,7 +114,7 @@ class RunTasks:
         return await execute(self.env, claimed, state.profile, state.unrecorded)
 
     async def _until_due(self, claimed: Claimed) -> None:
-        """A run claimed ahead (`engine.loop.tenant_loop.CLAIM_AHEAD`) starts at its due time."""
+        """A run claimed ahead (`engine.loop.claim_lead`) starts at its due time."""
         clock, cap_s = self.deps.clock, self.deps.config.wake_cap_s
         never = asyncio.Event()
         while clock.now() < claimed.action.due_at:

@@ -23,8 +23,10 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.loop import identity
 from engine.loop.backoff import Backoff
+from engine.loop.claim_lead import ClaimLead
 from engine.loop.housekeeping import housekeeping_loops, renewal_loop
 from engine.loop.run_slots import RunSlots
 from engine.loop.run_tasks import RunTasks
@@ -43,8 +45,9 @@ from tenants.usage import get_usage
 log = logging.getLogger("cadenza.engine")
 #: Rows the dispatcher reads per look at the queue.
 DISPATCH_ROWS = 64
-#: A tenant's loop is started this long (at most half the wake cap) before its next action is
-#: due, so that at the due time the loop only has to claim (it has read the action already).
+#: A tenant's loop is started this long before its next action is claimed (the claim lead
+#: before its due time; in all at most half the wake cap), so that then the loop only has to
+#: claim (it has read the action already).
 LEAD = timedelta(milliseconds=200)
 #: Idle tenants whose state (quotas, lease, usage) is kept for a quick restart of their loop.
 MAX_IDLE_STATES = 10_000
@@ -59,6 +62,8 @@ class Supervisor:
         self.deps = deps
         self.completer = Completer(deps, deps.config.completion_batch_size)
         self.slots = RunSlots(deps.config.max_concurrency)
+        #: How long before their due time its tenants' loops claim (they share the writers).
+        self.claim_lead = ClaimLead()
         self.runs = RunTasks(deps, self.completer, self.slots, self._settled, self.wake)
         self._tenants: dict[str, TenantState] = {}
         self._wake = asyncio.Event()
@@ -93,11 +98,11 @@ class Supervisor:
         node._unwatch_sandbox = metrics.watch_sandbox(deps.sandbox)
         return node
 
-    def wake(self, tenant_id: str) -> None:
+    def wake(self, tenant_id: str, change: Change) -> None:
         """A tenant's rules or actions changed: look again now."""
         state = self._tenants.get(tenant_id)
         if state is not None:
-            state.note_change()
+            state.note_change(change)
         self._wake.set()
 
     async def stop(self, grace_s: float = 0.0) -> None:
@@ -137,7 +142,7 @@ class Supervisor:
                     DISPATCH_ROWS,
                     use_leases=config.use_tenant_leases,
                 )
-            lead = min(LEAD, timedelta(seconds=config.wake_cap_s / 2))
+            lead = min(LEAD + self.claim_lead.value, timedelta(seconds=config.wake_cap_s / 2))
             soon = now + lead
             due = [t for t, at in rows if at <= soon]
             started = [await self._activate(t) for t in dict.fromkeys(due)]
@@ -208,7 +213,7 @@ class Supervisor:
 
     async def _run_tenant(self, state: TenantState) -> None:
         try:
-            await TenantLoop(self.deps, state, self.runs.start).run()
+            await TenantLoop(self.deps, state, self.runs.start, self.claim_lead).run()
         except Exception as exc:
             if not is_unavailable(exc):  # the dispatcher reports an unreachable database
                 log.exception(

@@ -7,15 +7,17 @@ then exits (its supervisor starts it again when work comes due).
     decide → claim/skip/expire + chain next, in one transaction → start the runs
     no room (the tenant's claim window is full): wait until half of it is free
 
-The loop wakes `CLAIM_AHEAD` before the first due time and claims what is due by then, and
-each claimed run waits for its own due time before it starts: the claim transaction (which
-may queue behind another for SQLite's one writer) is then out of the way at the due time
-instead of between it and the run. Under a steady load a claim waits for the write lock
-(completions hold it too) longer than one transaction, so the window is wider than that. A
-claim also takes what else comes due within `BATCH_AHEAD` after: under a steady load that is a
-claim transaction per few actions instead of one per action (measured in docs/performance.md). An
-edit, pause, cancel or key update committed before the run starts still reaches the claimed
-action: it revokes the claim (`engine.store.actions.update_unstarted`), and the run either
+The loop wakes a lead before the first due time (`engine.loop.claim_lead`: at least
+`CLAIM_AHEAD`, more while claims are slow) and claims what is due by then, and each claimed
+run waits for its own due time before it starts: the claim transaction (which may queue
+behind another for SQLite's one writer) is then out of the way at the due time instead of
+between it and the run. An action whose rule has a run in flight is claimed only
+`CLAIM_AHEAD` before it is due, however long the lead: its overlap policy is decided as close
+to its due time as it can be. A claim also takes what else comes due within `BATCH_AHEAD`
+after: under a steady load that is a claim transaction per few actions instead of one per
+action (measured in docs/performance.md). An edit, pause, cancel or key update committed
+before the run starts still reaches the claimed action: it revokes the claim
+(`engine.store.actions.update_unstarted`), and the run either
 does not start (the change was made in this process) or commits none of its effects.
 
 Actions read ahead are claimed as read (same id and version), so waking at the due time
@@ -33,30 +35,40 @@ from datetime import datetime, timedelta
 from engine.deps import Deps
 from engine.domain.due import DueAction
 from engine.loop import claiming
+from engine.loop.claim_lead import CLAIM_AHEAD, ClaimLead
 from engine.loop.tenant_state import TenantState
 from engine.runs.runner import Claimed
 from engine.store import loop_statements as queue
 
 #: Actions read ahead while waiting for the first of them.
 READ_AHEAD = 16
-#: How long before its due time an action may be claimed (its run still starts on time).
-CLAIM_AHEAD = timedelta(milliseconds=25)
 #: When the loop claims, it also takes what else is due within this much more, so a steady
 #: stream costs a claim transaction per few actions rather than per action.
 BATCH_AHEAD = timedelta(milliseconds=250)
 
 
+def lead_of(row: DueAction, state: TenantState, lead: timedelta) -> timedelta:
+    """How long before its due time `row` may be claimed: `lead`, or only `CLAIM_AHEAD` if
+    its rule has a run in flight (the run may end before the due time)."""
+    rule_id = row.rule_id
+    return CLAIM_AHEAD if rule_id is not None and state.busy_since(rule_id) else lead
+
+
 def claimable(
-    rows: Sequence[DueAction], state: TenantState, now: datetime, room: int
+    rows: Sequence[DueAction],
+    state: TenantState,
+    now: datetime,
+    room: int,
+    lead: timedelta = CLAIM_AHEAD,
 ) -> list[DueAction]:
-    """Up to `room` of `rows` to claim now: those due within `CLAIM_AHEAD` (none: nothing),
-    and with them those due within `BATCH_AHEAD` after, except an action of a rule that has a
-    run in flight or another action in the batch: its overlap policy is decided as close to
-    its due time as it can be."""
-    soon = now + CLAIM_AHEAD
-    due = [r for r in rows if r.due_at <= soon]
+    """Up to `room` of `rows` to claim now: those due within their lead (`lead_of`; none:
+    nothing), and with them those due within `BATCH_AHEAD` after `lead`, except an action of
+    a rule that has a run in flight or another action in the batch: its overlap policy is
+    decided as close to its due time as it can be."""
+    due = [r for r in rows if r.due_at <= now + lead_of(r, state, lead)]
     if not due:
         return []
+    soon = now + lead
     rules = {r.rule_id for r in due if r.rule_id is not None}
     for row in rows:
         rule_id = row.rule_id
@@ -76,11 +88,16 @@ class TenantLoop:
     they free room in the tenant's claim window, which wakes the loop if it waits for room."""
 
     def __init__(
-        self, deps: Deps, state: TenantState, start_run: Callable[[TenantState, Claimed], None]
+        self,
+        deps: Deps,
+        state: TenantState,
+        start_run: Callable[[TenantState, Claimed], None],
+        lead: ClaimLead,
     ) -> None:
         self.deps = deps
         self.state = state
         self._start_run = start_run
+        self._lead = lead
         self._cap = timedelta(seconds=deps.config.wake_cap_s)
         #: Read ahead, not claimed yet; re-read after a change.
         self._rows: Sequence[DueAction] = ()
@@ -96,7 +113,7 @@ class TenantLoop:
                 self._rows = ()
             room = min(self.deps.config.batch_size, self.state.claim_room)
             now = self.deps.clock.now()
-            due = claimable(self._rows, self.state, now, room)
+            due = claimable(self._rows, self.state, now, room, self._lead.value)
             if not due and room == 0:
                 self.state.clear_wake()
                 due = await self._overtaking(now) if changed else []
@@ -126,16 +143,18 @@ class TenantLoop:
         if self._rows:
             return []
         self.state.forget_finished_deferrals()
-        self._rows, self._read_at = await self._read(now + CLAIM_AHEAD + BATCH_AHEAD, room), now
-        return claimable(self._rows, self.state, now, room)
+        lead = self._lead.value
+        self._rows, self._read_at = await self._read(now + lead + BATCH_AHEAD, room), now
+        return claimable(self._rows, self.state, now, room, lead)
 
     async def _sleep_until_first(self, now: datetime) -> bool:
         """Sleep until the first action read ahead is nearly due; False when there is none
         within the wake cap (the loop ends)."""
+        state, lead = self.state, self._lead.value
         first = min((r.due_at for r in self._rows), default=None)
-        if not self.state.deferred and (first is None or first - now > self._cap):
+        if not state.deferred and (first is None or first - now > self._cap):
             return False
-        wake_at = None if first is None else first - CLAIM_AHEAD
+        wake_at = min((r.due_at - lead_of(r, state, lead) for r in self._rows), default=None)
         await self.state.sleep(self.deps.clock, wake_at, self._cap.total_seconds())
         if self.state.is_woken or wake_at is None or self.deps.clock.now() < wake_at:
             self._rows = ()  # a change, or the cap (another node may have added work): re-read
@@ -147,8 +166,9 @@ class TenantLoop:
         self._rows = [r for r in self._rows if r.id not in taken]
         config, state = self.deps.config, self.state
         decided = claiming.decide_all(due, state, now, config)
-        async with self.deps.write() as conn:
+        async with self.deps.write(urgent=True) as conn:
             step = await claiming.apply(conn, decided, state, now, config)
+        self._lead.note(self.deps.clock.now() - now)
         state.deferred |= step.deferred
         if step.planned or step.deferred:
             self._rows = ()  # new occurrences may come before what was read ahead
@@ -176,7 +196,7 @@ class TenantLoop:
         room = state.overtaking_room
         if floor is None or room == 0:
             return []
+        lead = self._lead.value
         async with self.deps.db.connect() as conn:
-            due_by = now + CLAIM_AHEAD
-            rows = await queue.fetch_due(conn, state.tenant_id, due_by, room, state.deferred)
-        return [r for r in rows if r.priority > floor]
+            rows = await queue.fetch_due(conn, state.tenant_id, now + lead, room, state.deferred)
+        return [r for r in rows if r.priority > floor and r.due_at <= now + lead_of(r, state, lead)]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
 from engine.clock import Clock
+from engine.domain.changes import Change
 from engine.runs.runner import Claimed
 from engine.runs.unrecorded import UnrecordedWrites
 from tenants.quotas import TenantProfile
@@ -59,10 +60,11 @@ class TenantState:
     #: The loop waits for runs to end before it may claim more.
     _is_waiting_for_room: bool = False
 
-    def note_change(self) -> None:
-        """The tenant's rules or actions changed in this process: a claim taken ahead checks
-        itself before it runs, and a running loop reads again."""
-        self.changes += 1
+    def note_change(self, change: Change) -> None:
+        """The tenant's rules or actions changed in this process: a running loop reads again,
+        and, unless work was only added, a claim taken ahead checks itself before it runs."""
+        if change is Change.CHANGED:
+            self.changes += 1
         if self.loop_task is not None:
             self.mark_stale()
 

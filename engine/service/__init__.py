@@ -8,7 +8,7 @@ sweeper, delivery, retention, tenant leases); `stop()` ends them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.clock import Clock, SystemClock
 from engine.config import EngineConfig
 from engine.deps import Deps
+from engine.domain.changes import Change, Wake
 from engine.domain.labels import LabelRequirement
 from engine.domain.notifications import NotificationRoute, RouteSpec
 from engine.domain.records import (
@@ -65,7 +66,7 @@ class EngineService:
         config: EngineConfig,
         clock: Clock | None = None,
         secrets: SecretBox | None = None,
-        on_change: Callable[[str], None] | None = None,
+        on_change: Wake | None = None,
     ) -> None:
         self._deps = Deps(db, sandbox, config, clock or SystemClock(), self.wake, secrets)
         self._node: Supervisor | None = None
@@ -76,13 +77,13 @@ class EngineService:
         """This process's running loops (None until `start`)."""
         return self._node
 
-    def wake(self, tenant_id: str) -> None:
+    def wake(self, tenant_id: str, change: Change) -> None:
         """A tenant's rules or actions changed: this node looks again now, or, when this
         process runs no node, `on_change` tells the one that does."""
         if self._node is not None:
-            self._node.wake(tenant_id)
+            self._node.wake(tenant_id, change)
         elif self._on_change is not None:
-            self._on_change(tenant_id)
+            self._on_change(tenant_id, change)
 
     @property
     def node_name(self) -> str:

@@ -12,6 +12,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.domain.occurrences import rule_schedule
 from engine.domain.records import ActionStatus, SkipReason
 from engine.domain.validation import require_aware
@@ -54,7 +55,7 @@ async def trigger(deps: Deps, tenant_id: str, rule_id: str) -> int:
         rule = await load(conn, tenant_id, rule_id)
         key = f"trigger:{secrets.token_hex(8)}"
         action_id = await action_store.insert_action(conn, _by_hand(rule, now, now, key), now)
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.ADDED)
     return action_id
 
 
@@ -88,7 +89,7 @@ async def backfill(
                 ids.append(await action_store.insert_action(conn, new, now))
             else:
                 ids.append(existing["id"])
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.ADDED)
     return ids
 
 
@@ -102,7 +103,7 @@ async def cancel(deps: Deps, tenant_id: str, action_id: int) -> None:
             raise InvalidState(_not_cancellable(row))
         metrics.count_skips(SkipReason.USER, 1)
         await continue_chains(conn, [due_action(row)], now, deps.config.horizon_years)
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.CHANGED)
 
 
 def _not_cancellable(row: RowMapping) -> str:
@@ -140,7 +141,7 @@ async def retry(deps: Deps, tenant_id: str, action_id: int) -> int:
         if row["rule_id"] is not None:
             version = (await load(conn, tenant_id, row["rule_id"]))["version"]
         new_id = await action_store.insert_action(conn, _again(row, version, now), now)
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.ADDED)
     return new_id
 
 

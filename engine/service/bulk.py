@@ -16,6 +16,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.domain.records import SkipReason
 from engine.domain.rule_filters import RuleFilter
 from engine.errors import InvalidRule, InvalidState
@@ -69,7 +70,7 @@ async def apply(
         async with deps.write() as conn:
             targets = await _selected(conn, tenant_id, operation, selection)
             await _write_all(conn, deps, operation, targets, profile)
-        deps.wake(tenant_id)
+        deps.wake(tenant_id, Change.CHANGED)
     ids = tuple(row["id"] for row in targets)
     return BulkResult(operation, dry_run, len(ids), ids[:MAX_IDS])
 

@@ -19,6 +19,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.domain.occurrences import next_occurrence, rule_schedule
 from engine.domain.records import SkipReason
 from engine.errors import CalendarInUse, CalendarNotFound, InvalidRule, QuotaExceeded, StaleVersion
@@ -67,7 +68,7 @@ async def put_calendar(
             await _insert(conn, tenant_id, values | {"name": given.name, "created_at": now})
         for row in rows:
             await _replan(conn, deps, row, given.calendar, now)
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.CHANGED)
     return await get_calendar(deps, tenant_id, given.name), is_new
 
 

@@ -17,6 +17,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.exc import IntegrityError
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.domain.records import ActionStatus, RuleSpec
 from engine.domain.validation import check_code, require_aware
 from engine.errors import InvalidRule, InvalidState
@@ -87,7 +88,7 @@ async def submit(
             rule = await load(conn, tenant_id, rule_id) if rule_id is not None else None
             action_id = await _insert_one_off(conn, tenant_id, key, rule, values, now)
             submitted = Submitted(action_id, is_new=True)
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.ADDED if submitted.is_new else Change.CHANGED)
     return submitted
 
 

@@ -9,6 +9,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.domain.records import ActionStatus, SkipReason
 from engine.errors import StaleVersion
 from engine.ops import metrics
@@ -32,7 +33,7 @@ async def delete(deps: Deps, tenant_id: str, rule_id: str, expected_version: int
         version = None if expected_version is None else row["version"]
         if not await write_delete(conn, row, version, now):
             raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.CHANGED)
 
 
 async def write_delete(

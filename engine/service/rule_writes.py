@@ -21,6 +21,7 @@ from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from engine.deps import Deps
+from engine.domain.changes import Change
 from engine.domain.due import Planned, RuleSnapshot
 from engine.domain.occurrences import (
     gap_traces,
@@ -129,7 +130,7 @@ async def create(deps: Deps, tenant_id: str, spec: RuleSpec, rule_id: str | None
         plans = _plans(checked.schedule, rule, now, checked.first_at) if spec.enabled else []
         await action_store.insert_planned(conn, plans, now)
         row = await load(conn, tenant_id, rule.id)
-    deps.wake(tenant_id)
+    deps.wake(tenant_id, Change.ADDED)
     return rule_from_row(
         row,
         schedule_text=checked.schedule.describe().text,
@@ -169,7 +170,7 @@ async def change(
         if not rule_etags.is_current(row, expected_version):
             raise StaleVersion(row["version"])
         if await _write_change(deps, row, changes, reason):
-            deps.wake(tenant_id)
+            deps.wake(tenant_id, Change.CHANGED)
             return
     async with deps.db.connect() as conn:
         raise StaleVersion((await load(conn, tenant_id, rule_id))["version"])

@@ -92,7 +92,7 @@ async def list_actions(
 
 def _not_started(now: datetime) -> ColumnElement[bool]:
     """Actions a change may still reach: pending, or claimed ahead of a due time still to come
-    (`engine.loop.tenant_loop.CLAIM_AHEAD`). Changing a claimed action revokes the claim (its
+    (`engine.loop.claim_lead`). Changing a claimed action revokes the claim (its
     version moves on): the node holding it either sees the change and does not start the run,
     or runs it and its completion no longer holds, so none of its effects are committed."""
     claimed_ahead = (actions.c.status == ActionStatus.RUNNING) & (actions.c.due_at > now)

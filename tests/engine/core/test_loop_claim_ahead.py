@@ -12,7 +12,8 @@ from support.waiting import eventually
 
 from engine.clock import ManualClock
 from engine.domain.records import Action, ActionStatus, RuleSpec
-from engine.loop.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD
+from engine.loop.claim_lead import CLAIM_AHEAD
+from engine.loop.tenant_loop import BATCH_AHEAD
 from engine.service import EngineService
 from engine.store.actions import finish_pending_of_rule
 
@@ -41,6 +42,34 @@ async def test_claimed_ahead_but_started_at_the_due_time(
 
     (run,) = await eventually(runs)
     assert run.outcome == "ok" and run.started_at >= due
+
+
+async def test_after_slow_claims_an_action_is_claimed_earlier_and_still_starts_on_time(
+    service: EngineService, tenant_id: str, clock: ManualClock
+) -> None:
+    rule = await service.create_rule(
+        tenant_id, RuleSpec(name="r", schedule="* * * * *", code="def main(ctx):\n    return 1\n")
+    )
+    due = rule.next_run_at
+    assert due is not None
+    await service.start()
+    assert service.node is not None
+    service.node.claim_lead.note(timedelta(milliseconds=100))  # claims took that long of late
+    clock.set(due - timedelta(milliseconds=80))  # within the lead, well before CLAIM_AHEAD
+
+    async def claimed() -> bool:
+        actions = (await service.list_actions(tenant_id, rule_id=rule.id)).items
+        return any(a.scheduled_at == due and a.status is ActionStatus.RUNNING for a in actions)
+
+    await eventually(claimed)
+    assert (await service.list_runs(tenant_id, rule_id=rule.id)).items == [], "not started early"
+    clock.set(due)
+    (run,) = await eventually(lambda: _runs(service, tenant_id, rule.id))
+    assert run.outcome == "ok" and run.started_at >= due
+
+
+async def _runs(service: EngineService, tenant_id: str, rule_id: str) -> object:
+    return (await service.list_runs(tenant_id, rule_id=rule_id)).items
 
 
 COUNTING = """

@@ -10,7 +10,8 @@ from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
 from engine.domain.due import DueAction
-from engine.loop.tenant_loop import BATCH_AHEAD, CLAIM_AHEAD, claimable
+from engine.loop.claim_lead import CLAIM_AHEAD
+from engine.loop.tenant_loop import BATCH_AHEAD, claimable
 from engine.loop.tenant_state import TenantState
 from engine.runs.runner import Claimed
 
@@ -66,3 +67,22 @@ def test_everything_due_within_the_window_is_claimed_whatever_its_rule() -> None
     state.in_flight[9] = Claimed(due_action(id=9, rule_id="busy"), 1, NOW)
     rows = [_row(1, "busy", SOON), _row(2, "busy", SOON)]
     assert _ids(claimable(rows, state, NOW, 10)) == [1, 2], "decided by the overlap policy"
+
+
+LEAD = timedelta(milliseconds=200)
+
+
+def test_a_longer_lead_claims_earlier_and_batches_after_it() -> None:
+    rows = [_row(1, None, NOW + LEAD), _row(2, "r2", NOW + LEAD + BATCH_AHEAD)]
+    rows.append(_row(3, None, NOW + LEAD + BATCH_AHEAD + timedelta(milliseconds=1)))
+    assert claimable(rows, _state(), NOW, 10) == [], "not yet within the least lead"
+    assert _ids(claimable(rows, _state(), NOW, 10, LEAD)) == [1, 2]
+
+
+def test_a_busy_rule_is_claimed_only_the_least_lead_before_it_is_due() -> None:
+    """However long the lead, its overlap policy is decided as late as without one."""
+    state = _state()
+    state.in_flight[9] = Claimed(due_action(id=9, rule_id="busy"), 1, NOW)
+    rows = [_row(1, "busy", NOW + LEAD), _row(2, "busy", SOON), _row(3, "idle", NOW + LEAD)]
+    assert _ids(claimable(rows, state, NOW, 10, LEAD)) == [2, 3]
+    assert claimable(rows[:1], state, NOW, 10, LEAD) == []

@@ -13,7 +13,8 @@ from support.waiting import eventually
 
 from bench.ours import one_off
 from engine.clock import ManualClock
-from engine.loop.tenant_loop import CLAIM_AHEAD
+from engine.domain.changes import Change
+from engine.loop.claim_lead import CLAIM_AHEAD
 from engine.service import EngineService
 from engine.store.actions import insert_actions
 from engine.store.tables import actions, runs
@@ -60,7 +61,7 @@ async def test_the_higher_priority_action_is_among_the_first_runs(
     if arrives == "after-the-claim":
         await _backlog(db, tenant_id, due_at, 10, 1)  # as another node would add it
         assert service.node is not None
-        service.node.wake(tenant_id)
+        service.node.wake(tenant_id, Change.ADDED)
         urgent = claimed.where(actions.c.priority == 10)
         await eventually(lambda: _fetch(db, urgent))  # claimed past the full claim window
     clock.set(due_at)

@@ -3,11 +3,13 @@ run that ended frees its place before it is recorded, up to a bound."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime
 
 from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
+from engine.domain.changes import Change
 from engine.loop.tenant_state import RECORDING_WINDOWS, WINDOW_PER_SLOT, TenantState
 from engine.runs.runner import Claimed
 
@@ -61,3 +63,15 @@ async def test_ended_runs_free_their_place_until_the_recording_bound() -> None:
         del state.in_flight[action_id]
         state.recording.discard(action_id)
     assert state.claim_room == window - 1  # the last claimed one has not ended
+
+
+async def test_added_work_leaves_claims_taken_ahead_current_and_a_change_does_not() -> None:
+    """Both make a running loop read again; only a change that may revoke a claim (an edit, a
+    cancel, a key re-submission) makes a run claimed ahead check its claim before it starts."""
+    state = _state(max_concurrency=1)
+    state.loop_task = asyncio.current_task()
+    seen = state.changes
+    state.note_change(Change.ADDED)
+    assert state.changes == seen and state.take_change()
+    state.note_change(Change.CHANGED)
+    assert state.changes != seen and state.take_change()

@@ -1,0 +1,65 @@
+"""`WriteTurns`: this process's SQLite writers one at a time, a claim before the others.
+
+SQLite has one writer, so the engine's writers take turns in-process (`engine.deps.Deps.write`)
+rather than back off in SQLite's sleeps. Served in arrival order, a claim whose action is due
+waited for every completion batch queued before it, each of which may itself wait for the
+write lock held by an API process: timing the claims under API load showed that most late
+runs had been claimed after their due time, and that their wait for a turn was most of it
+(docs/performance.md). An urgent writer (a claim) therefore takes the next turn ahead of
+those already waiting; a writer in progress is never interrupted, and within each class the
+order is arrival. Completions cannot be starved: claims stop when a tenant's claim window is
+full, and only a completion frees it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import AsyncIterator
+
+
+class WriteTurns:
+    """A lock with two queues: urgent waiters are handed the lock before the others."""
+
+    def __init__(self) -> None:
+        self._held = False
+        #: Waiting writers, urgent first; a cancelled one stays until its turn comes and is
+        #: skipped then.
+        self._queues: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque())
+
+    @property
+    def is_held(self) -> bool:
+        return self._held
+
+    @contextlib.asynccontextmanager
+    async def turn(self, urgent: bool = False) -> AsyncIterator[None]:
+        """Hold the only write turn for the duration of the block."""
+        await self._acquire(urgent)
+        try:
+            yield
+        finally:
+            self._release()
+
+    async def _acquire(self, urgent: bool) -> None:
+        if not self._held:  # a free turn leaves no live waiter behind (`_release` hands over)
+            self._held = True
+            return
+        future = asyncio.get_running_loop().create_future()
+        self._queues[0 if urgent else 1].append(future)
+        try:
+            await future
+        except asyncio.CancelledError:
+            if future.done() and not future.cancelled():
+                self._release()  # handed the turn as it was cancelled: pass it on
+            raise
+
+    def _release(self) -> None:
+        """Hand the turn to the first live waiter, urgent ones first, or free it."""
+        for queue in self._queues:
+            while queue:
+                future = queue.popleft()
+                if not future.done():
+                    future.set_result(None)
+                    return
+        self._held = False

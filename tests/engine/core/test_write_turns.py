@@ -1,0 +1,108 @@
+"""The engine's write turns on SQLite: one writer at a time, an urgent one (a claim of due
+actions) ahead of those already waiting, arrival order within each class, and a waiter that
+gives up never keeps the turn from the others."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.write_turns import WriteTurns
+
+
+async def _queue(turns: WriteTurns, name: str, urgent: bool, entered: list[str]) -> None:
+    async with turns.turn(urgent):
+        entered.append(name)
+        assert entered.count("inside") == 0
+        entered.append("inside")
+        await asyncio.sleep(0)  # let the others try to come in while this one holds the turn
+        entered.remove("inside")
+
+
+async def _settle() -> None:
+    """Let every task created so far reach its wait for a turn."""
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_an_urgent_writer_goes_before_the_writers_waiting_before_it() -> None:
+    turns, entered = WriteTurns(), []
+    async with turns.turn():
+        tasks = [
+            asyncio.create_task(_queue(turns, name, urgent, entered))
+            for name, urgent in (("n1", False), ("n2", False), ("u1", True), ("u2", True))
+        ]
+        await _settle()
+        assert entered == []
+    await asyncio.gather(*tasks)
+    assert entered == ["u1", "u2", "n1", "n2"]
+    assert not turns.is_held
+
+
+async def test_a_writer_in_progress_is_not_overtaken() -> None:
+    turns, entered = WriteTurns(), []
+    holder = asyncio.Event()
+
+    async def hold() -> None:
+        async with turns.turn():
+            entered.append("holder")
+            await holder.wait()
+            entered.append("holder done")
+
+    first = asyncio.create_task(hold())
+    await _settle()
+    urgent = asyncio.create_task(_queue(turns, "urgent", True, entered))
+    await _settle()
+    assert entered == ["holder"]
+    holder.set()
+    await asyncio.gather(first, urgent)
+    assert entered == ["holder", "holder done", "urgent"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=12),
+)
+def test_generated_waiters_enter_one_at_a_time_urgent_first_and_cancelled_never(
+    waiters: list[tuple[bool, bool]],
+) -> None:
+    """Each waiter is (urgent, cancelled before its turn): the others enter one at a time,
+    the urgent ones first, each class in arrival order, and the turn is free at the end."""
+
+    async def scenario() -> None:
+        turns, entered = WriteTurns(), []
+        async with turns.turn():
+            tasks = [
+                asyncio.create_task(_queue(turns, str(i), urgent, entered))
+                for i, (urgent, _) in enumerate(waiters)
+            ]
+            await _settle()
+            for task, (_, cancelled) in zip(tasks, waiters, strict=True):
+                if cancelled:
+                    task.cancel()
+            await _settle()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        kept = [(i, urgent) for i, (urgent, cancelled) in enumerate(waiters) if not cancelled]
+        expected = [str(i) for i, u in kept if u] + [str(i) for i, u in kept if not u]
+        assert entered == expected
+        assert not turns.is_held
+        async with asyncio.timeout(1):  # a newcomer finds the turn free
+            async with turns.turn():
+                pass
+
+    asyncio.run(scenario())
+
+
+async def test_a_writer_cancelled_as_it_is_handed_the_turn_passes_it_on() -> None:
+    turns, entered = WriteTurns(), []
+    async with turns.turn():
+        late = asyncio.create_task(_queue(turns, "cancelled", True, entered))
+        after = asyncio.create_task(_queue(turns, "after", False, entered))
+        await _settle()
+    late.cancel()  # the turn was just handed to it; its task has not resumed yet
+    await asyncio.gather(late, after, return_exceptions=True)
+    assert late.cancelled()
+    assert entered == ["after"]
+    assert not turns.is_held
