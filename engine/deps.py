@@ -28,7 +28,8 @@ class Deps:
     sandbox: Sandbox
     config: EngineConfig
     clock: Clock
-    #: Called with a tenant id after every committed change, so its loop re-reads at once.
+    #: Called with a tenant id and what a write did (`Change`) after every committed write, so
+    #: its loop re-reads at once.
     wake: Wake
     #: Opens stored secrets (webhook signing); None: this node cannot sign deliveries.
     secrets: SecretBox | None = None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 from stored import kv_value
 from support.waiting import eventually
@@ -18,8 +19,21 @@ from engine.service import EngineService
 from engine.store.actions import finish_pending_of_rule
 
 
+@pytest.mark.parametrize(
+    ("slow_claims_ms", "ahead"),
+    [
+        (None, CLAIM_AHEAD / 2),
+        # After claims took 100 ms, the lead is 200 ms: claimed well before CLAIM_AHEAD.
+        (100, timedelta(milliseconds=80)),
+    ],
+    ids=["least-lead", "after-slow-claims"],
+)
 async def test_claimed_ahead_but_started_at_the_due_time(
-    service: EngineService, tenant_id: str, clock: ManualClock
+    service: EngineService,
+    tenant_id: str,
+    clock: ManualClock,
+    slow_claims_ms: int | None,
+    ahead: timedelta,
 ) -> None:
     rule = await service.create_rule(
         tenant_id, RuleSpec(name="r", schedule="* * * * *", code="def main(ctx):\n    return 1\n")
@@ -27,7 +41,10 @@ async def test_claimed_ahead_but_started_at_the_due_time(
     due = rule.next_run_at
     assert due is not None
     await service.start()
-    clock.set(due - CLAIM_AHEAD / 2)
+    assert service.node is not None
+    if slow_claims_ms is not None:
+        service.node.claim_lead.note(timedelta(milliseconds=slow_claims_ms))
+    clock.set(due - ahead)
 
     async def claimed() -> bool:
         actions = (await service.list_actions(tenant_id, rule_id=rule.id)).items
@@ -42,34 +59,6 @@ async def test_claimed_ahead_but_started_at_the_due_time(
 
     (run,) = await eventually(runs)
     assert run.outcome == "ok" and run.started_at >= due
-
-
-async def test_after_slow_claims_an_action_is_claimed_earlier_and_still_starts_on_time(
-    service: EngineService, tenant_id: str, clock: ManualClock
-) -> None:
-    rule = await service.create_rule(
-        tenant_id, RuleSpec(name="r", schedule="* * * * *", code="def main(ctx):\n    return 1\n")
-    )
-    due = rule.next_run_at
-    assert due is not None
-    await service.start()
-    assert service.node is not None
-    service.node.claim_lead.note(timedelta(milliseconds=100))  # claims took that long of late
-    clock.set(due - timedelta(milliseconds=80))  # within the lead, well before CLAIM_AHEAD
-
-    async def claimed() -> bool:
-        actions = (await service.list_actions(tenant_id, rule_id=rule.id)).items
-        return any(a.scheduled_at == due and a.status is ActionStatus.RUNNING for a in actions)
-
-    await eventually(claimed)
-    assert (await service.list_runs(tenant_id, rule_id=rule.id)).items == [], "not started early"
-    clock.set(due)
-    (run,) = await eventually(lambda: _runs(service, tenant_id, rule.id))
-    assert run.outcome == "ok" and run.started_at >= due
-
-
-async def _runs(service: EngineService, tenant_id: str, rule_id: str) -> object:
-    return (await service.list_runs(tenant_id, rule_id=rule_id)).items
 
 
 COUNTING = """
