@@ -28,10 +28,6 @@ class WriteTurns:
         #: skipped then.
         self._queues: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque())
 
-    @property
-    def is_held(self) -> bool:
-        return self._held
-
     @contextlib.asynccontextmanager
     async def turn(self, urgent: bool = False) -> AsyncIterator[None]:
         """Hold the only write turn for the duration of the block."""

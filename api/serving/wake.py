@@ -35,7 +35,8 @@ class WakeSender:
 
     def send(self, tenant_id: str, change: Change) -> None:
         """Tell the engine; if it cannot hear now, its next poll finds the change."""
-        line = f"{change} {tenant_id.replace(chr(10), ' ')}\n".encode()
+        tenant = tenant_id.replace("\n", " ")
+        line = f"{change} {tenant}\n".encode()
         try:
             sock = self._sock or self._connect()
             if sock.send(line) == len(line):

@@ -32,6 +32,7 @@ class ClaimLead:
         self.value = CLAIM_AHEAD
 
     def note(self, took: timedelta) -> None:
-        """A claim took `took`, from the decision to claim to its commit."""
+        """A claim took `took`: from the loop's look at the queue (a read, when nothing was
+        read ahead) to the claim's commit, all of which comes between a wake and the run."""
         self._took.append(took)
         self.value = min(MAX_LEAD, max(CLAIM_AHEAD, 2 * max(self._took)))

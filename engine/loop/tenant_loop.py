@@ -47,11 +47,11 @@ READ_AHEAD = 16
 BATCH_AHEAD = timedelta(milliseconds=250)
 
 
-def lead_of(row: DueAction, state: TenantState, lead: timedelta) -> timedelta:
+def lead_of(row: DueAction, busy: set[str], lead: timedelta) -> timedelta:
     """How long before its due time `row` may be claimed: `lead`, or only `CLAIM_AHEAD` if
-    its rule has a run in flight (the run may end before the due time)."""
-    rule_id = row.rule_id
-    return CLAIM_AHEAD if rule_id is not None and state.busy_since(rule_id) else lead
+    its rule is one of the `busy` ones, with a run in flight (which may end before the due
+    time)."""
+    return CLAIM_AHEAD if row.rule_id in busy else lead
 
 
 def claimable(
@@ -65,7 +65,10 @@ def claimable(
     nothing), and with them those due within `BATCH_AHEAD` after `lead`, except an action of
     a rule that has a run in flight or another action in the batch: its overlap policy is
     decided as close to its due time as it can be."""
-    due = [r for r in rows if r.due_at <= now + lead_of(r, state, lead)]
+    if not rows:
+        return []
+    busy = state.busy_rules()
+    due = [r for r in rows if r.due_at <= now + lead_of(r, busy, lead)]
     if not due:
         return []
     soon = now + lead
@@ -74,7 +77,7 @@ def claimable(
         rule_id = row.rule_id
         if not soon < row.due_at <= soon + BATCH_AHEAD:
             continue
-        if rule_id is not None and (rule_id in rules or state.busy_since(rule_id)):
+        if rule_id is not None and (rule_id in rules or rule_id in busy):
             continue
         due.append(row)
         if rule_id is not None:
@@ -150,11 +153,11 @@ class TenantLoop:
     async def _sleep_until_first(self, now: datetime) -> bool:
         """Sleep until the first action read ahead is nearly due; False when there is none
         within the wake cap (the loop ends)."""
-        state, lead = self.state, self._lead.value
         first = min((r.due_at for r in self._rows), default=None)
-        if not state.deferred and (first is None or first - now > self._cap):
+        if not self.state.deferred and (first is None or first - now > self._cap):
             return False
-        wake_at = min((r.due_at - lead_of(r, state, lead) for r in self._rows), default=None)
+        busy, lead = self.state.busy_rules(), self._lead.value
+        wake_at = min((r.due_at - lead_of(r, busy, lead) for r in self._rows), default=None)
         await self.state.sleep(self.deps.clock, wake_at, self._cap.total_seconds())
         if self.state.is_woken or wake_at is None or self.deps.clock.now() < wake_at:
             self._rows = ()  # a change, or the cap (another node may have added work): re-read
@@ -199,4 +202,5 @@ class TenantLoop:
         lead = self._lead.value
         async with self.deps.db.connect() as conn:
             rows = await queue.fetch_due(conn, state.tenant_id, now + lead, room, state.deferred)
-        return [r for r in rows if r.priority > floor and r.due_at <= now + lead_of(r, state, lead)]
+        busy = state.busy_rules()
+        return [r for r in rows if r.priority > floor and r.due_at <= now + lead_of(r, busy, lead)]

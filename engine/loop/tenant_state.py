@@ -143,6 +143,11 @@ class TenantState:
     def _window(self) -> int:
         return self.window_per_slot * self.profile.quotas.max_concurrency
 
+    def busy_rules(self) -> set[str]:
+        """The rules with a run in flight here (one pass over the runs, for a pass over
+        many actions)."""
+        return {c.action.rule_id for c in self.in_flight.values() if c.action.rule_id is not None}
+
     def busy_since(self, rule_id: str | None) -> datetime | None:
         """When this node claimed the rule's earliest run still in flight."""
         if rule_id is None:

@@ -96,13 +96,18 @@ async def _settled(service: EngineService, action: Action, clock: ManualClock) -
     await eventually(released)
 
 
+@pytest.mark.parametrize("added_after", [0, 3], ids=["alone", "then-one-offs-added"])
 async def test_an_edit_inside_the_claim_window_reaches_the_claimed_occurrence(
-    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine, added_after: int
 ) -> None:
+    """One-offs submitted after the edit (work only added) do not hide it from the run."""
     action = await _claimed_ahead(service, tenant_id, clock)
     assert action.rule_id is not None
     new_code = "def main(ctx):\n    return 'new'\n"
     await service.update_rule(tenant_id, action.rule_id, {"code": new_code})
+    for _ in range(added_after):
+        later = action.scheduled_at + timedelta(hours=1)
+        await service.submit_action(tenant_id, run_at=later, key=None, code=new_code)
     revoked = await service.get_action(tenant_id, action.id)
     assert (revoked.status, revoked.reason) == (ActionStatus.CANCELLED, "rule_changed")
     await _settled(service, action, clock)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime
 
+from hypothesis import given
+from hypothesis import strategies as st
 from support.due_actions import due_action
 from support.tenant_states import tenant_state
 
@@ -65,13 +67,22 @@ async def test_ended_runs_free_their_place_until_the_recording_bound() -> None:
     assert state.claim_room == window - 1  # the last claimed one has not ended
 
 
-async def test_added_work_leaves_claims_taken_ahead_current_and_a_change_does_not() -> None:
-    """Both make a running loop read again; only a change that may revoke a claim (an edit, a
-    cancel, a key re-submission) makes a run claimed ahead check its claim before it starts."""
-    state = _state(max_concurrency=1)
-    state.loop_task = asyncio.current_task()
-    seen = state.changes
-    state.note_change(Change.ADDED)
-    assert state.changes == seen and state.take_change()
-    state.note_change(Change.CHANGED)
-    assert state.changes != seen and state.take_change()
+@given(st.lists(st.sampled_from(Change), max_size=12))
+def test_only_a_change_among_added_work_makes_claims_taken_ahead_check(
+    changes: list[Change],
+) -> None:
+    """Whatever work is added before or after it, a change that may revoke a claim (an edit,
+    a cancel, a key re-submission) makes a run claimed ahead check its claim before it starts,
+    and added work alone never does; any of them makes a running loop read again."""
+
+    async def noted() -> tuple[bool, bool]:
+        state = _state(max_concurrency=1)
+        state.loop_task = asyncio.current_task()
+        seen = state.changes
+        for change in changes:
+            state.note_change(change)
+        return state.changes != seen, state.take_change()
+
+    must_check, rereads = asyncio.run(noted())
+    assert must_check == (Change.CHANGED in changes)
+    assert rereads == bool(changes)

@@ -21,6 +21,12 @@ async def _queue(turns: WriteTurns, name: str, urgent: bool, entered: list[str])
         entered.remove("inside")
 
 
+async def _enters_at_once(turns: WriteTurns) -> None:
+    """A newcomer is handed the turn (nothing holds it, nobody waits): TimeoutError if not."""
+    async with asyncio.timeout(1), turns.turn():
+        pass
+
+
 async def _settle() -> None:
     """Let every task created so far reach its wait for a turn."""
     for _ in range(5):
@@ -38,7 +44,7 @@ async def test_an_urgent_writer_goes_before_the_writers_waiting_before_it() -> N
         assert entered == []
     await asyncio.gather(*tasks)
     assert entered == ["u1", "u2", "n1", "n2"]
-    assert not turns.is_held
+    await _enters_at_once(turns)
 
 
 async def test_a_writer_in_progress_is_not_overtaken() -> None:
@@ -87,7 +93,7 @@ def test_generated_waiters_enter_one_at_a_time_urgent_first_and_cancelled_never(
         kept = [(i, urgent) for i, (urgent, cancelled) in enumerate(waiters) if not cancelled]
         expected = [str(i) for i, u in kept if u] + [str(i) for i, u in kept if not u]
         assert entered == expected
-        assert not turns.is_held
+        await _enters_at_once(turns)
         async with asyncio.timeout(1):  # a newcomer finds the turn free
             async with turns.turn():
                 pass
@@ -105,4 +111,4 @@ async def test_a_writer_cancelled_as_it_is_handed_the_turn_passes_it_on() -> Non
     await asyncio.gather(late, after, return_exceptions=True)
     assert late.cancelled()
     assert entered == ["after"]
-    assert not turns.is_held
+    await _enters_at_once(turns)
