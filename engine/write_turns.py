@@ -1,14 +1,16 @@
-"""`WriteTurns`: this process's SQLite writers one at a time, a claim before the others.
+"""`WriteTurns`: this process's SQLite writers one at a time, a claim ahead of the others.
 
 SQLite has one writer, so the engine's writers take turns in-process (`engine.deps.Deps.write`)
 rather than back off in SQLite's sleeps. Served in arrival order, a claim whose action is due
 waited for every completion batch queued before it, each of which may itself wait for the
 write lock held by an API process: timing the claims under API load showed that most late
 runs had been claimed after their due time, and that their wait for a turn was most of it
-(docs/performance.md). An urgent writer (a claim) therefore takes the next turn ahead of
-those already waiting; a writer in progress is never interrupted, and within each class the
-order is arrival. Completions cannot be starved: claims stop when a tenant's claim window is
-full, and only a completion frees it.
+(docs/performance.md). An urgent writer (a claim) therefore goes ahead of the other writers
+waiting, but while both kinds wait the turns alternate: a claim waits for at most the writer
+in progress and one other, and the others are never starved. (Urgent writers always first
+starved them: at 64 API clients, fifty tenants' claims came faster than turns ended, each
+waiting for the API's lock, and a completion waited over a minute for its turn.) A writer in
+progress is never interrupted, and within each kind the order is arrival.
 """
 
 from __future__ import annotations
@@ -20,10 +22,13 @@ from collections.abc import AsyncIterator
 
 
 class WriteTurns:
-    """A lock with two queues: urgent waiters are handed the lock before the others."""
+    """A lock with two queues: an urgent waiter is handed the lock before the others, unless
+    the last holder was urgent too and another waits."""
 
     def __init__(self) -> None:
         self._held = False
+        #: Whether the current (or last) holder was urgent.
+        self._urgent_held = False
         #: Waiting writers, urgent first; a cancelled one stays until its turn comes and is
         #: skipped then.
         self._queues: tuple[deque[asyncio.Future[None]], ...] = (deque(), deque())
@@ -39,7 +44,7 @@ class WriteTurns:
 
     async def _acquire(self, urgent: bool) -> None:
         if not self._held:  # a free turn leaves no live waiter behind (`_release` hands over)
-            self._held = True
+            self._held, self._urgent_held = True, urgent
             return
         future = asyncio.get_running_loop().create_future()
         self._queues[0 if urgent else 1].append(future)
@@ -51,11 +56,19 @@ class WriteTurns:
             raise
 
     def _release(self) -> None:
-        """Hand the turn to the first live waiter, urgent ones first, or free it."""
-        for queue in self._queues:
+        """Hand the turn to the first live waiter, urgent ones first unless an urgent one just
+        held it, or free it."""
+        urgent, other = self._queues
+        order = (
+            ((other, False), (urgent, True))
+            if self._urgent_held
+            else ((urgent, True), (other, False))
+        )
+        for queue, is_urgent in order:
             while queue:
                 future = queue.popleft()
                 if not future.done():
+                    self._urgent_held = is_urgent
                     future.set_result(None)
                     return
         self._held = False

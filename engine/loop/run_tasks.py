@@ -131,13 +131,14 @@ class RunTasks:
 
     @staticmethod
     def _ended(state: TenantState, claimed: Claimed, completion: Completion) -> None:
-        """The run ended: its place in the claim window is free while it is recorded, and its
-        kv writes are what the tenant's next runs read until then."""
+        """The run ended: its place in the claim window is free while it is recorded, its
+        rule's next run may start (`TenantState.busy_rules`), and its kv writes are what the
+        tenant's next runs read until then."""
         action_id = claimed.action.id
         state.recording.add(action_id)
         if completion.kv is not None:
             state.unrecorded.add(action_id, completion.kv.writes)
-        state.note_room()
+        state.rule_run_over(claimed.action.rule_id)
 
     def _forget(self, state: TenantState, claimed: Claimed) -> None:
         action_id = claimed.action.id
@@ -149,10 +150,6 @@ class RunTasks:
             del state.in_flight[action_id]
             state.recording.discard(action_id)
         metrics.IN_FLIGHT.dec()
-        if claimed.action.rule_id in state.deferred:
-            state.deferred.discard(claimed.action.rule_id)
-            state.mark_stale()
-        else:
-            state.note_room()
+        state.rule_run_over(claimed.action.rule_id)
         if state.loop_task is None:
             self.settled(state)

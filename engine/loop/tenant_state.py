@@ -144,20 +144,39 @@ class TenantState:
         return self.window_per_slot * self.profile.quotas.max_concurrency
 
     def busy_rules(self) -> set[str]:
-        """The rules with a run in flight here (one pass over the runs, for a pass over
-        many actions)."""
-        return {c.action.rule_id for c in self.in_flight.values() if c.action.rule_id is not None}
+        """The rules with a run going here (one pass over the runs, for a pass over many
+        actions). A run that ended is over for its rule's overlap policy, even before it is
+        recorded: the next run reads its kv writes (`unrecorded`), and how long recording
+        takes (the database's business) must not decide whether an occurrence is skipped."""
+        return {
+            c.action.rule_id
+            for i, c in self.in_flight.items()
+            if c.action.rule_id is not None and i not in self.recording
+        }
 
     def busy_since(self, rule_id: str | None) -> datetime | None:
-        """When this node claimed the rule's earliest run still in flight."""
+        """When this node claimed the rule's earliest run still going (see `busy_rules`)."""
         if rule_id is None:
             return None
-        times = [c.claimed_at for c in self.in_flight.values() if c.action.rule_id == rule_id]
+        times = [
+            c.claimed_at
+            for i, c in self.in_flight.items()
+            if c.action.rule_id == rule_id and i not in self.recording
+        ]
         return min(times, default=None)
 
     def forget_finished_deferrals(self) -> None:
-        """A rule waits only while its run is in flight here (it may have ended meanwhile)."""
+        """A rule waits only while its run is going here (it may have ended meanwhile)."""
         self.deferred = {rule_id for rule_id in self.deferred if self.busy_since(rule_id)}
+
+    def rule_run_over(self, rule_id: str | None) -> None:
+        """A run of `rule_id` ended or went: an action of the rule waiting for it (deferred)
+        may be claimed now, so what was read is read again; otherwise a place may be free."""
+        if rule_id in self.deferred:
+            self.deferred.discard(rule_id)
+            self.mark_stale()
+        else:
+            self.note_room()
 
     def is_over_quota(self) -> bool:
         q = self.profile.quotas

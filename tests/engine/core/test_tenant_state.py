@@ -1,10 +1,11 @@
 """A tenant's claim window: a backlog is claimed half a window at a time, not one per run; a
-run that ended frees its place before it is recorded, up to a bound."""
+run that ended frees its place, and its rule for the overlap policy, before it is recorded,
+up to a bound."""
 
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -86,3 +87,36 @@ def test_only_a_change_among_added_work_makes_claims_taken_ahead_check(
     must_check, rereads = asyncio.run(noted())
     assert must_check == (Change.CHANGED in changes)
     assert rereads == bool(changes)
+
+
+#: An in-flight run: (its rule, 0-2; seconds after NOW it was claimed; whether it ended).
+_RUNS = st.lists(st.tuples(st.integers(0, 2), st.integers(0, 60), st.booleans()), max_size=10)
+
+
+@given(_RUNS)
+def test_only_a_run_still_going_makes_its_rule_busy(runs: list[tuple[int, int, bool]]) -> None:
+    """A rule is busy (its next occurrence overlaps) while one of its runs is going, since the
+    earliest such claim; a run that ended and only waits to be recorded no longer counts,
+    however long recording takes."""
+    state = _state(max_concurrency=3)
+    for action_id, (rule, after_s, ended) in enumerate(runs):
+        action = due_action(id=action_id, rule_id=f"r_{rule}")
+        state.in_flight[action_id] = Claimed(action, 1, NOW + timedelta(seconds=after_s))
+        if ended:
+            state.recording.add(action_id)
+    going = [(f"r_{rule}", after_s) for rule, after_s, ended in runs if not ended]
+    assert state.busy_rules() == {rule for rule, _ in going}
+    for rule in ("r_0", "r_1", "r_2"):
+        claims = [after_s for name, after_s in going if name == rule]
+        since = NOW + timedelta(seconds=min(claims)) if claims else None
+        assert state.busy_since(rule) == since
+    assert state.busy_since(None) is None
+
+
+async def test_a_deferred_rule_is_read_again_once_its_run_is_over() -> None:
+    state = _state(max_concurrency=1)
+    state.deferred = {"r_1"}
+    state.rule_run_over("r_2")
+    assert state.deferred == {"r_1"} and not state.take_change()
+    state.rule_run_over("r_1")
+    assert state.deferred == set() and state.take_change()
