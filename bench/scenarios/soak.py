@@ -12,7 +12,8 @@ recorded (none missing, none doubled).
 
 `BENCH_CHECKOUT=/path/to/other/checkout` serves that checkout's code instead (how the report's
 "before" column, one process, was measured against main). A benchmark, not a test: quick mode
-runs 30 s phases, full mode 10 minutes each.
+runs 30 s phases, full mode 10 minutes each; `BENCH_SOAK_PHASE_S=120` runs the full workload
+with phases of that many seconds (a look at the full workload in a quarter of an hour).
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ QUOTAS = {
     "requests_per_minute": 1_000_000,
     "max_rules": 10_000,
 }
+
+
+def _phase_s(ctx: Context, quick_s: float, full_s: float) -> float:
+    """A phase's length: `BENCH_SOAK_PHASE_S` when set, else the mode's."""
+    return float(os.environ.get("BENCH_SOAK_PHASE_S") or ctx.pick(quick_s, full_s))
 
 
 async def _tenants(served: Served, count: int, rules: int, every_s: int) -> list[api_load.Tenant]:
@@ -125,7 +131,7 @@ async def _list_against_peer(
     """`GET /v1/rules` alone, then the bare peer's same query with as many processes as
     `serve` has API processes, each at `PEER_CLIENTS` clients while the engine works; a note
     with the ratio of their req/s."""
-    phase_s = ctx.pick(30.0, 300.0)
+    phase_s = _phase_s(ctx, 30.0, 300.0)
     ours = await api_load.load(served.base_url, made, PEER_CLIENTS, phase_s, ("list",))
     _api_figures(ours, phase_s, case, system, rec)
     with peer_serving(url, ctx.work_dir / "soak-peer.log", os.cpu_count() or 1) as peer:
@@ -166,7 +172,7 @@ def _db_bytes(url: str) -> int:
 
 async def run(ctx: Context) -> ScenarioResult:
     tenants, rules, every_s = ctx.pick((10, 20, 4), (50, 40, 22))
-    phase_s = ctx.pick(30.0, 600.0)
+    phase_s = _phase_s(ctx, 30.0, 600.0)
     url = ctx.databases.url("sqlite")
     assert url is not None
     checkout = os.environ.get("BENCH_CHECKOUT")

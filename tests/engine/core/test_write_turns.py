@@ -1,23 +1,44 @@
 """The engine's write turns on SQLite: one writer at a time, an urgent one (a claim of due
-actions) ahead of those already waiting but never twice in a row while another waits, arrival
-order within each class, and a waiter that gives up never keeps the turn from the others."""
+actions) ahead of those already waiting unless the first of them has waited the patience,
+arrival order within each kind, and a waiter that gives up never keeps the turn from the
+others."""
 
 from __future__ import annotations
 
 import asyncio
-from itertools import zip_longest
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.write_turns import WriteTurns
 
+PATIENCE_S = 0.1
 
-async def _queue(turns: WriteTurns, name: str, urgent: bool, entered: list[str]) -> None:
+
+class FakeTime:
+    """The turns' clock, moved only by the writers (each holds the turn for its own time)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def _queue(
+    turns: WriteTurns,
+    name: str,
+    urgent: bool,
+    entered: list[str],
+    time: FakeTime | None = None,
+    hold_s: float = 0.0,
+) -> None:
     async with turns.turn(urgent):
         entered.append(name)
         assert entered.count("inside") == 0
         entered.append("inside")
+        if time is not None:
+            time.now += hold_s
         await asyncio.sleep(0)  # let the others try to come in while this one holds the turn
         entered.remove("inside")
 
@@ -34,15 +55,8 @@ async def _settle() -> None:
         await asyncio.sleep(0)
 
 
-def _alternated(urgent: list[str], others: list[str]) -> list[str]:
-    """The order of waiters queued behind a writer that is not urgent: the two kinds take
-    turns, an urgent one first, and whichever kind is left goes on in arrival order."""
-    pairs = zip_longest(urgent, others)
-    return [name for pair in pairs for name in pair if name is not None]
-
-
 async def test_an_urgent_writer_goes_before_the_writers_waiting_before_it() -> None:
-    turns, entered = WriteTurns(), []
+    turns, entered = WriteTurns(PATIENCE_S, FakeTime()), []
     async with turns.turn():
         tasks = [
             asyncio.create_task(_queue(turns, name, urgent, entered))
@@ -51,19 +65,22 @@ async def test_an_urgent_writer_goes_before_the_writers_waiting_before_it() -> N
         await _settle()
         assert entered == []
     await asyncio.gather(*tasks)
-    assert entered == ["u1", "n1", "u2", "n2"]
+    assert entered == ["u1", "u2", "n1", "n2"]
     await _enters_at_once(turns)
 
 
 async def test_urgent_writers_that_keep_coming_do_not_starve_the_others() -> None:
-    """Each urgent writer queues the next before it ends (fifty tenants' claims under API load):
-    the writer that is not urgent still enters after at most one of them."""
-    turns, entered = WriteTurns(), []
+    """Each urgent writer queues the next before it ends (fifty tenants' claims under API load)
+    and holds the turn 40 ms: the writer that is not urgent enters as soon as it has waited
+    the patience, after three of them."""
+    time = FakeTime()
+    turns, entered = WriteTurns(PATIENCE_S, time), []
     more = asyncio.Queue[asyncio.Task[None]]()
 
     async def claim(number: int) -> None:
         async with turns.turn(urgent=True):
             entered.append(f"u{number}")
+            time.now += 0.04
             if number < 5:
                 await more.put(asyncio.create_task(claim(number + 1)))
                 await _settle()  # the next urgent writer is queued before this one ends
@@ -76,9 +93,58 @@ async def test_urgent_writers_that_keep_coming_do_not_starve_the_others() -> Non
     while len(tasks) < 7:
         tasks.append(await more.get())
     await asyncio.gather(*tasks)
-    assert entered.index("completion") <= 1
+    assert entered.index("completion") == 3  # u0-u2 held it 0.12 s: past the patience
     assert [e for e in entered if e.startswith("u")] == [f"u{n}" for n in range(6)]
     await _enters_at_once(turns)
+
+
+#: A waiter: (urgent, how long it holds the turn in ms, cancelled before its turn).
+_WAITERS = st.lists(
+    st.tuples(st.booleans(), st.integers(0, 60), st.booleans()), min_size=1, max_size=12
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_WAITERS)
+def test_generated_waiters_pass_the_others_only_within_the_patience(
+    waiters: list[tuple[bool, int, bool]],
+) -> None:
+    """Every waiter queues at time 0 behind a holder; those not cancelled enter one at a time,
+    each kind in arrival order; an urgent one enters while another kind waits only before the
+    patience has passed, and one that is not urgent enters while an urgent one waits only
+    after it; the turn is free at the end."""
+
+    async def scenario() -> None:
+        time = FakeTime()
+        turns, entered = WriteTurns(PATIENCE_S, time), []
+        async with turns.turn():
+            tasks = [
+                asyncio.create_task(_queue(turns, str(i), urgent, entered, time, hold / 1000))
+                for i, (urgent, hold, _) in enumerate(waiters)
+            ]
+            await _settle()
+            for task, (_, _, cancelled) in zip(tasks, waiters, strict=True):
+                if cancelled:
+                    task.cancel()
+            await _settle()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        kept = [i for i, (_, _, cancelled) in enumerate(waiters) if not cancelled]
+        assert sorted(entered, key=int) == [str(i) for i in kept]
+        is_urgent = {str(i): waiters[i][0] for i in kept}
+        for kind in (True, False):
+            order = [name for name in entered if is_urgent[name] is kind]
+            assert order == sorted(order, key=int)
+        at_s = 0.0  # the time each one entered: the holds of those before it
+        for position, name in enumerate(entered):
+            waiting = {is_urgent[n] for n in entered[position + 1 :]}
+            if is_urgent[name] and False in waiting:
+                assert at_s < PATIENCE_S
+            if not is_urgent[name] and True in waiting:
+                assert at_s >= PATIENCE_S
+            at_s += waiters[int(name)][1] / 1000
+        await _enters_at_once(turns)
+
+    asyncio.run(scenario())
 
 
 async def test_a_writer_in_progress_is_not_overtaken() -> None:
@@ -99,41 +165,6 @@ async def test_a_writer_in_progress_is_not_overtaken() -> None:
     holder.set()
     await asyncio.gather(first, urgent)
     assert entered == ["holder", "holder done", "urgent"]
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.tuples(st.booleans(), st.booleans()), min_size=1, max_size=12),
-)
-def test_generated_waiters_enter_one_at_a_time_alternating_and_cancelled_never(
-    waiters: list[tuple[bool, bool]],
-) -> None:
-    """Each waiter is (urgent, cancelled before its turn): the others enter one at a time,
-    the two kinds alternating, an urgent one first, each kind in arrival order, and the turn
-    is free at the end."""
-
-    async def scenario() -> None:
-        turns, entered = WriteTurns(), []
-        async with turns.turn():
-            tasks = [
-                asyncio.create_task(_queue(turns, str(i), urgent, entered))
-                for i, (urgent, _) in enumerate(waiters)
-            ]
-            await _settle()
-            for task, (_, cancelled) in zip(tasks, waiters, strict=True):
-                if cancelled:
-                    task.cancel()
-            await _settle()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        kept = [(i, urgent) for i, (urgent, cancelled) in enumerate(waiters) if not cancelled]
-        urgent = [str(i) for i, u in kept if u]
-        assert entered == _alternated(urgent, [str(i) for i, u in kept if not u])
-        await _enters_at_once(turns)
-        async with asyncio.timeout(1):  # a newcomer finds the turn free
-            async with turns.turn():
-                pass
-
-    asyncio.run(scenario())
 
 
 async def test_a_writer_cancelled_as_it_is_handed_the_turn_passes_it_on() -> None:
