@@ -70,7 +70,9 @@ class WriteTurns:
         for queue in (self._urgent, self._others):
             while queue and queue[0][1].done():
                 queue.popleft()
-        others_waited = self._others and self._clock() - self._others[0][0] >= self._patience_s
+        others_waited = bool(self._others) and (
+            self._clock() - self._others[0][0] >= self._patience_s
+        )
         queue = self._others if others_waited or not self._urgent else self._urgent
         if queue:
             queue.popleft()[1].set_result(None)

@@ -4,6 +4,7 @@ unrecorded kv writes, the rules whose run is still going, today's usage against 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -143,31 +144,29 @@ class TenantState:
     def _window(self) -> int:
         return self.window_per_slot * self.profile.quotas.max_concurrency
 
+    def _going(self) -> Iterator[Claimed]:
+        """The runs claimed here that have not ended. A run that ended is over for its rule's
+        overlap policy, even before it is recorded: the next run reads its kv writes
+        (`unrecorded`), and how long recording takes (the database's business) must not
+        decide whether an occurrence is skipped."""
+        return (c for i, c in self.in_flight.items() if i not in self.recording)
+
     def busy_rules(self) -> set[str]:
         """The rules with a run going here (one pass over the runs, for a pass over many
-        actions). A run that ended is over for its rule's overlap policy, even before it is
-        recorded: the next run reads its kv writes (`unrecorded`), and how long recording
-        takes (the database's business) must not decide whether an occurrence is skipped."""
-        return {
-            c.action.rule_id
-            for i, c in self.in_flight.items()
-            if c.action.rule_id is not None and i not in self.recording
-        }
+        actions)."""
+        return {c.action.rule_id for c in self._going() if c.action.rule_id is not None}
 
     def busy_since(self, rule_id: str | None) -> datetime | None:
-        """When this node claimed the rule's earliest run still going (see `busy_rules`)."""
+        """When this node claimed the rule's earliest run still going."""
         if rule_id is None:
             return None
-        times = [
-            c.claimed_at
-            for i, c in self.in_flight.items()
-            if c.action.rule_id == rule_id and i not in self.recording
-        ]
-        return min(times, default=None)
+        return min(
+            (c.claimed_at for c in self._going() if c.action.rule_id == rule_id), default=None
+        )
 
     def forget_finished_deferrals(self) -> None:
         """A rule waits only while its run is going here (it may have ended meanwhile)."""
-        self.deferred = {rule_id for rule_id in self.deferred if self.busy_since(rule_id)}
+        self.deferred &= self.busy_rules()
 
     def rule_run_over(self, rule_id: str | None) -> None:
         """A run of `rule_id` ended or went: an action of the rule waiting for it (deferred)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import TextClause, select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.moments import START
 from support.waiting import eventually
@@ -14,7 +14,7 @@ from support.waiting import eventually
 from engine.clock import ManualClock
 from engine.domain.records import RuleSpec
 from engine.service import EngineService
-from engine.store.tables import events
+from engine.store.tables import actions, events
 from tenants.tables import tenants
 
 QUICK = "def main(ctx):\n    return ctx.scheduled_at\n"
@@ -124,6 +124,64 @@ async def test_overlap_while_the_previous_run_is_going(
     fates = await eventually(both_settled, timeout_s=60)
     assert fates[0] == (1, "succeeded", None)
     assert fates[1] == (2, *second)
+
+
+#: Recordings of runs waiting for the lock on `runs` (the completer, held back by the test;
+#: the retention's deletes wait there too).
+_RECORDING_WAITS = text(
+    "SELECT count(*) FROM pg_locks l JOIN pg_class c ON l.relation = c.oid"
+    " JOIN pg_stat_activity a ON a.pid = l.pid"
+    " WHERE c.relname = 'runs' AND NOT l.granted AND a.query LIKE 'INSERT INTO runs%'"
+)
+
+
+@pytest.mark.parametrize(
+    "database_url", [pytest.param("postgresql", marks=pytest.mark.postgres)], indirect=True
+)
+async def test_a_run_that_ended_is_not_overlapped_while_its_recording_waits(
+    service: EngineService, tenant_id: str, clock: ManualClock, db: AsyncEngine
+) -> None:
+    """A database slow to record (here: another transaction locks `runs`, so the completer
+    waits with the 09:01 run ended) must not turn 09:02 into an overlap skip: the run is
+    over, only its record is late."""
+    rule = await service.create_rule(
+        tenant_id, RuleSpec(name="o", schedule="* * * * *", code=QUICK, overlap_policy="skip")
+    )  # type: ignore[arg-type]
+    await service.start()
+    async with db.connect() as holder:
+        await holder.execute(text("LOCK TABLE runs IN EXCLUSIVE MODE"))  # reads still pass
+        clock.set(START + MINUTE)
+        await eventually(lambda: _scalar(db, _RECORDING_WAITS))
+        clock.set(START + 2 * MINUTE)
+        await eventually(lambda: _attempted(db, rule.id, 2))
+        await holder.rollback()
+
+    async def both_settled() -> object:
+        found = await _settled(service, tenant_id, rule.id)
+        first_two = [f for f in found if f[0] in (1, 2)]
+        return found if all(f[1] not in {"pending", "running"} for f in first_two) else None
+
+    fates = await eventually(both_settled)
+    assert fates[:2] == [(1, "succeeded", None), (2, "succeeded", None)]
+
+
+async def _scalar(db: AsyncEngine, query: TextClause) -> object:
+    """One value, read in a transaction of its own (PostgreSQL's activity view is read once
+    per transaction)."""
+    async with db.connect() as conn:
+        return await conn.scalar(query)
+
+
+async def _attempted(db: AsyncEngine, rule_id: str, minute: int) -> bool:
+    """Whether the rule's occurrence of 09:`minute` left pending (claimed, or skipped)."""
+    async with db.connect() as conn:
+        status = await conn.scalar(
+            select(actions.c.status).where(
+                actions.c.rule_id == rule_id,
+                actions.c.scheduled_at == START + minute * MINUTE,
+            )
+        )
+    return status is not None and status != "pending"
 
 
 async def test_quota_skips_runs_past_the_daily_limit(

@@ -111,6 +111,9 @@ def test_only_a_run_still_going_makes_its_rule_busy(runs: list[tuple[int, int, b
         since = NOW + timedelta(seconds=min(claims)) if claims else None
         assert state.busy_since(rule) == since
     assert state.busy_since(None) is None
+    state.deferred = {"r_0", "r_1", "r_2"}
+    state.forget_finished_deferrals()  # a rule waits only while a run of it is going
+    assert state.deferred == {rule for rule, _ in going}
 
 
 async def test_a_deferred_rule_is_read_again_once_its_run_is_over() -> None:
