@@ -23,7 +23,7 @@ from support.processes import Server, cli_env
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 #: Random cases per operation: with the coverage phase, and without it.
 EXAMPLES_WITH_COVERAGE = 3
-EXAMPLES_WITHOUT_COVERAGE = 12
+EXAMPLES_WITHOUT_COVERAGE = 8
 #: A tenant route that would end the run: the fuzzer would revoke the key it is using.
 REVOKE_OWN_KEY = ("--exclude-operation-id", "revoke_api_key_v1_keys__key_id__delete")
 #: The subprocess's limit; the tests that call `fuzz` allow it more than that.
