@@ -26,6 +26,7 @@ from engine.deps import Deps
 from engine.domain.changes import Change
 from engine.loop import identity
 from engine.loop.backoff import Backoff
+from engine.loop.claim_batches import ClaimBatches
 from engine.loop.claim_lead import ClaimLead
 from engine.loop.housekeeping import housekeeping_loops, renewal_loop
 from engine.loop.run_slots import RunSlots
@@ -65,6 +66,7 @@ class Supervisor:
         #: How long before their due time its tenants' loops claim (they share the writers).
         self.claim_lead = ClaimLead()
         self.runs = RunTasks(deps, self.completer, self.slots, self._settled, self.wake)
+        self.claims = ClaimBatches(deps, self.runs.start)
         self._tenants: dict[str, TenantState] = {}
         self._wake = asyncio.Event()
         #: The dispatcher and housekeeping: they stop first when the node stops.
@@ -115,7 +117,9 @@ class Supervisor:
             self._unwatch_sandbox = None
 
     def loop_tasks(self) -> list[asyncio.Task[None]]:
-        return [s.loop_task for s in self._tenants.values() if s.loop_task is not None]
+        """The tenant loops, and the task writing their claims."""
+        loops = [s.loop_task for s in self._tenants.values() if s.loop_task is not None]
+        return loops if self.claims.writer is None else [*loops, self.claims.writer]
 
     async def _dispatch(self) -> None:
         backoff = Backoff()
@@ -213,7 +217,7 @@ class Supervisor:
 
     async def _run_tenant(self, state: TenantState) -> None:
         try:
-            await TenantLoop(self.deps, state, self.runs.start, self.claim_lead).run()
+            await TenantLoop(self.deps, state, self.claims, self.claim_lead).run()
         except Exception as exc:
             if not is_unavailable(exc):  # the dispatcher reports an unreachable database
                 log.exception(

@@ -29,15 +29,15 @@ by other nodes).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from engine.deps import Deps
 from engine.domain.due import DueAction
 from engine.loop import claiming
+from engine.loop.claim_batches import ClaimBatches
 from engine.loop.claim_lead import CLAIM_AHEAD, ClaimLead
 from engine.loop.tenant_state import TenantState
-from engine.runs.runner import Claimed
 from engine.store import loop_statements as queue
 
 #: Actions read ahead while waiting for the first of them.
@@ -94,12 +94,12 @@ class TenantLoop:
         self,
         deps: Deps,
         state: TenantState,
-        start_run: Callable[[TenantState, Claimed], None],
+        claims: ClaimBatches,
         lead: ClaimLead,
     ) -> None:
         self.deps = deps
         self.state = state
-        self._start_run = start_run
+        self._claims = claims
         self._lead = lead
         self._cap = timedelta(seconds=deps.config.wake_cap_s)
         #: Read ahead, not claimed yet; re-read after a change.
@@ -164,19 +164,15 @@ class TenantLoop:
         return True
 
     async def _claim(self, due: Sequence[DueAction], now: datetime) -> None:
-        """Decide, claim and plan in one transaction, then start the runs claimed."""
+        """Decide, then claim and plan in one transaction (`ClaimBatches`, which starts the
+        runs claimed)."""
         taken = {r.id for r in due}
         self._rows = [r for r in self._rows if r.id not in taken]
-        config, state = self.deps.config, self.state
-        decided = claiming.decide_all(due, state, now, config)
-        async with self.deps.write(urgent=True) as conn:
-            step = await claiming.apply(conn, decided, state, now, config)
+        decided = claiming.decide_all(due, self.state, now, self.deps.config)
+        step = await self._claims.claim(decided, self.state, now)
         self._lead.note(self.deps.clock.now() - now)
-        state.deferred |= step.deferred
         if step.planned or step.deferred:
             self._rows = ()  # new occurrences may come before what was read ahead
-        for claimed in step.claimed:
-            self._start_run(state, claimed)
 
     async def _read(self, due_by: datetime, room: int) -> Sequence[DueAction]:
         """The tenant's actions due by `due_by` (a batch, priority first), else its next few."""

@@ -10,7 +10,7 @@ from tenants.quotas import Quotas, TenantProfile
 from tenants.usage import Usage
 
 
-def tenant_state(now: datetime, max_concurrency: int = 2) -> TenantState:
+def tenant_state(now: datetime, max_concurrency: int = 2, tenant_id: str = "t1") -> TenantState:
     quotas = Quotas(
         max_rules=10,
         max_concurrency=max_concurrency,
@@ -21,5 +21,5 @@ def tenant_state(now: datetime, max_concurrency: int = 2) -> TenantState:
         max_runs_per_day=1000,
         max_cpu_s_per_day=1000,
     )
-    profile = TenantProfile("t1", True, quotas)
+    profile = TenantProfile(tenant_id, True, quotas)
     return TenantState(profile, now.date(), Usage(0, 0), loaded_at=now)
