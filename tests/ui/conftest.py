@@ -128,6 +128,7 @@ def tenant_page(page: Page, server: Server, sign_in: Callable[[str], None]) -> P
         f"{server.base_url}/v1/admin/tenants",
         json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
         headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"},
+        timeout=30,
     )
     assert response.status_code == 201, response.text
     sign_in(response.json()["api_key"])

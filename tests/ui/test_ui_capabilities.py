@@ -23,6 +23,7 @@ def test_granted_capabilities_show_with_schemas_and_a_run_shows_its_calls(
         f"{server.base_url}/v1/admin/tenants",
         json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
         headers=operator,
+        timeout=30,
     ).json()
     grants = f"{server.base_url}/v1/admin/tenants/{created['id']}/capabilities"
     assert httpx.put(f"{grants}/test.echo", headers=operator).status_code == 200
@@ -32,6 +33,7 @@ def test_granted_capabilities_show_with_schemas_and_a_run_shows_its_calls(
         f"{server.base_url}/v1/actions",
         json={"run_at": datetime.now(UTC).isoformat(), "code": code},
         headers=tenant,
+        timeout=30,
     )
     assert submitted.status_code == 201, submitted.text
     until(

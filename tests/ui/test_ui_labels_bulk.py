@@ -23,11 +23,12 @@ def tenant(server: Server, operator_token: str) -> Iterator[tuple[str, httpx.Cli
         f"{server.base_url}/v1/admin/tenants",
         json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
         headers={"Authorization": f"Bearer {operator_token}"},
+        timeout=30,
     )
     assert made.status_code == 201, made.text
     key = made.json()["api_key"]
     headers = {"Authorization": f"Bearer {key}"}
-    with httpx.Client(base_url=server.base_url, headers=headers) as client:
+    with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as client:
         yield key, client
 
 

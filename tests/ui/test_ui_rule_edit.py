@@ -16,7 +16,8 @@ CODE = "def main(ctx):\n    pass\n"
 def api_client(page: Page, server: Server) -> httpx.Client:
     """An HTTP client with the key the tab signed in with."""
     key = page.evaluate("JSON.parse(sessionStorage.getItem('cadenza.session')).credential")
-    return httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"})
+    headers = {"Authorization": f"Bearer {key}"}
+    return httpx.Client(base_url=server.base_url, headers=headers, timeout=30)
 
 
 def test_rules_list_pages_and_a_rule_pauses_and_resumes(tenant_page: Page, server: Server) -> None:

@@ -16,7 +16,8 @@ RULE = {"name": "Report", "schedule": "FREQ=DAILY;BYHOUR=9", "code": "def main(c
 
 def _rule_with_two_versions(page: Page, server: Server) -> tuple[httpx.Client, str]:
     key = page.evaluate("JSON.parse(sessionStorage.getItem('cadenza.session')).credential")
-    client = httpx.Client(base_url=server.base_url, headers={"Authorization": f"Bearer {key}"})
+    headers = {"Authorization": f"Bearer {key}"}
+    client = httpx.Client(base_url=server.base_url, headers=headers, timeout=30)
     rule_id = client.post("/v1/rules", json=RULE).json()["id"]
     edited = client.patch(f"/v1/rules/{rule_id}", json={"schedule": "FREQ=HOURLY"})
     assert edited.status_code == 200, edited.text

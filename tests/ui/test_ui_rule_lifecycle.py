@@ -37,7 +37,7 @@ def add_rules_by_api(server: Server) -> None:
         {"name": "Nightly export", "schedule": "30 2 * * *", "enabled": False},
     ):
         response = httpx.post(
-            f"{server.base_url}/v1/rules", json={**rule, "code": code}, headers=headers
+            f"{server.base_url}/v1/rules", json={**rule, "code": code}, headers=headers, timeout=30
         )
         assert response.status_code == 201, response.text
 
