@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import uuid
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 import pytest_asyncio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from sqlalchemy import event, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 from support.tenant_states import tenant_state
@@ -78,7 +81,7 @@ async def _tenants_with_one_due(db: AsyncEngine, clock: ManualClock, count: int)
     ids = []
     async with db.begin() as conn:
         for n in range(count):
-            tenant, _ = await create_tenant(conn, f"t{n}")
+            tenant, _ = await create_tenant(conn, f"t{n}-{uuid.uuid4().hex[:8]}")
             ids.append(tenant.id)
         await insert_actions(conn, [one_off(t, CODE, clock.now()) for t in ids])
     return ids
@@ -220,3 +223,53 @@ async def test_a_database_locked_past_the_busy_timeout_fails_every_claim_waiting
     assert all(isinstance(r, Exception) and is_unavailable(r) for r in results), results
     assert books.started == [] and await _running(db) == set()
     assert books.claims.writer is None, "each loop backs off on its own: no retry here"
+
+
+@SQLITE_ONLY
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(fates=st.lists(st.sampled_from(["waits", "gone", "refused"]), min_size=1, max_size=6))
+async def test_whatever_the_waiting_loops_do_a_claim_is_committed_exactly_when_its_run_starts(
+    db: AsyncEngine,
+    sandbox: Sandbox,
+    engine_config: EngineConfig,
+    clock: ManualClock,
+    fates: list[str],
+) -> None:
+    """Generated loops waiting together: some wait, some are cancelled while they wait, some
+    have claims the database refuses. Every claim committed has its run started, no other;
+    a refused claim leaves its action pending and fails only its own loop."""
+    books = Books(Deps(db, sandbox, engine_config, clock, lambda _t, _c: None))
+    tenant_ids = await _tenants_with_one_due(db, clock, len(fates))
+    requests = await _requests(db, clock, engine_config, tenant_ids)
+    refused = {t for t, fate in zip(tenant_ids, fates, strict=True) if fate == "refused"}
+    real_apply = claiming.apply
+
+    async def refusing(conn, decided, state, now, config):  # type: ignore[no-untyped-def]
+        if state.tenant_id in refused:
+            raise ValueError("this tenant's rows cannot be written")
+        return await real_apply(conn, decided, state, now, config)
+
+    before = await _running(db)
+    holder = asyncio.create_task(books.hold_the_turn())
+    await books.holding.wait()
+    tasks = [asyncio.create_task(books.claims.claim(d, s, clock.now())) for d, s in requests]
+    while len(books.claims._waiting) < len(tasks):
+        await asyncio.sleep(0)
+    for task, fate in zip(tasks, fates, strict=True):
+        if fate == "gone":
+            task.cancel()
+    claim_batches.claiming.apply = refusing  # type: ignore[assignment]
+    try:
+        books.release.set()
+        await holder
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        if books.claims.writer is not None:  # still writing the claims of loops gone
+            await books.claims.writer
+    finally:
+        claim_batches.claiming.apply = real_apply  # type: ignore[assignment]
+    committed = await _running(db) - before
+    assert set(books.started) == committed and len(books.started) == len(committed)
+    assert len(committed) == len(fates) - len(refused)
+    for result, fate in zip(results, fates, strict=True):
+        expected = {"waits": claiming.StepResult, "gone": asyncio.CancelledError}
+        assert isinstance(result, expected.get(fate, ValueError)), (fate, result)
