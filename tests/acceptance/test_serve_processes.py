@@ -107,15 +107,20 @@ def test_one_offs_submitted_through_any_api_process_wake_the_engine(served: Serv
     assert sum(posted) == len(ids), "every API process's requests are counted"
 
 
-def test_a_rule_triggered_through_the_api_runs_at_once(served: Server) -> None:
-    tenant = create_tenant_over_api(served.base_url, BUSY_QUOTAS)
-    with _fresh(served, tenant["api_key"]) as client:
-        rule = {"name": "yearly", "schedule": "every year", "code": QUICK}
-        made = client.post("/v1/rules", json=rule)
+def _trigger(server: Server, key: str, code: str) -> int:
+    """A yearly rule running `code` (30 s allowed, a retry), triggered now: the action's id."""
+    with _fresh(server, key) as client:
+        rule = {"name": "yearly", "schedule": "every year", "code": code}
+        made = client.post("/v1/rules", json=rule | {"timeout_ms": 30_000, "max_attempts": 2})
         assert made.status_code == 201, made.text
         triggered = client.post(f"/v1/rules/{made.json()['id']}/trigger")
         assert triggered.status_code in (200, 201, 202), triggered.text
-    action_id = int(triggered.json()["id"])
+    return int(triggered.json()["id"])
+
+
+def test_a_rule_triggered_through_the_api_runs_at_once(served: Server) -> None:
+    tenant = create_tenant_over_api(served.base_url, BUSY_QUOTAS)
+    action_id = _trigger(served, tenant["api_key"], QUICK)
     until(lambda: _status(served, tenant["api_key"], action_id) == "succeeded", WOKEN_WITHIN_S)
 
 
@@ -187,10 +192,14 @@ def _api_pids(server: Server) -> list[int]:
 def test_a_killed_engine_process_takes_serve_down_and_a_restart_runs_its_claims(
     database_url: str,
 ) -> None:
-    sleeping = "import time\ndef main(ctx):\n    time.sleep(3)\n"
+    # The first attempt runs long enough to be seen running however slow the API answers on a
+    # loaded machine (a few seconds' run could end between two looks); the retry ends at once.
+    first_runs_long = (
+        "import time\ndef main(ctx):\n    if ctx.attempt == 1:\n        time.sleep(25)\n"
+    )
     with running_server(database_url, "--no-demo", env=SERVE_ENV) as server:
         tenant = create_tenant_over_api(server.base_url, BUSY_QUOTAS)
-        action_id = _submit(server, tenant["api_key"], sleeping)
+        action_id = _trigger(server, tenant["api_key"], first_runs_long)
         until(lambda: _status(server, tenant["api_key"], action_id) == "running", 60)
         _kill_and_see_serve_go_down(server, _engine_pid(server), "engine process")
     with running_server(database_url, "--no-demo", env=SERVE_ENV) as restarted:

@@ -13,7 +13,7 @@ import pytest
 
 SCRIPT = "def main(ctx):\n    return 1\n"
 RULE = {"name": "race", "schedule": "every 1h", "timezone": "UTC", "code": SCRIPT}
-ROUNDS = 25
+ROUNDS = 12
 
 
 def _at_once(*calls: Callable[[], httpx.Response]) -> list[httpx.Response]:

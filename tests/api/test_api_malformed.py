@@ -1,15 +1,21 @@
-"""Malformed requests: each gets a 4xx problem saying where, never a 500, and changes nothing."""
+"""Malformed requests: each gets a 4xx problem saying where, never a 500, and changes nothing.
+
+A request refused before any read or write is tried against the SQLite server only; what can
+reach the store (NUL characters, cursors, kv keys) against both kinds of database.
+"""
 
 from __future__ import annotations
 
 import httpx
 import pytest
+from support.api_servers import SQLITE_SERVER_ONLY
 
 
 def _kv_keys(client: httpx.Client) -> list[str]:
     return [item["key"] for item in client.get("/v1/kv").json()["items"]]
 
 
+@SQLITE_SERVER_ONLY
 def test_bad_json_names_the_position(new_tenant, problem) -> None:
     t = new_tenant()
     raw = b'{"value": [1, 2,'
@@ -20,6 +26,7 @@ def test_bad_json_names_the_position(new_tenant, problem) -> None:
     assert _kv_keys(t.viewer) == []
 
 
+@SQLITE_SERVER_ONLY
 def test_body_that_is_not_utf8_is_invalid_json(new_tenant, problem) -> None:
     t = new_tenant()
     answer = t.editor.put(
@@ -28,6 +35,7 @@ def test_body_that_is_not_utf8_is_invalid_json(new_tenant, problem) -> None:
     assert problem(answer, 422, "validation")["errors"][0]["field"] == "body"
 
 
+@SQLITE_SERVER_ONLY
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -51,6 +59,7 @@ def test_wrong_types_and_fields_name_the_field(new_tenant, problem, body, field)
     assert field in [e["field"] for e in answer["errors"]], answer
 
 
+@SQLITE_SERVER_ONLY
 @pytest.mark.parametrize(
     ("schedule", "position"),
     [
@@ -66,6 +75,7 @@ def test_bad_rrule_names_schedule_and_position(new_tenant, problem, schedule, po
     assert error["message"] and body["type"] == "/problems/invalid-schedule"
 
 
+@SQLITE_SERVER_ONLY
 def test_rrule_that_never_occurs_is_refused(new_tenant, problem) -> None:
     t = new_tenant()
     never = "DTSTART:20260101T090000Z\nRRULE:FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30"
@@ -73,6 +83,7 @@ def test_rrule_that_never_occurs_is_refused(new_tenant, problem) -> None:
     assert body["errors"][0]["field"] == "schedule"
 
 
+@SQLITE_SERVER_ONLY
 def test_huge_body_is_413_and_changes_nothing(new_tenant, problem) -> None:
     t = new_tenant()
     huge = b'{"value": "' + b"x" * 2_000_000 + b'"}'
@@ -81,6 +92,7 @@ def test_huge_body_is_413_and_changes_nothing(new_tenant, problem) -> None:
     assert _kv_keys(t.viewer) == []
 
 
+@SQLITE_SERVER_ONLY
 def test_huge_chunked_body_without_length_is_413(new_tenant, problem) -> None:
     t = new_tenant()
 
@@ -115,6 +127,7 @@ def test_bad_cursor_is_422(new_tenant, operator, problem, path, cursor) -> None:
     assert problem(answer, 422, "invalid-cursor")["errors"][0]["field"] == "cursor"
 
 
+@SQLITE_SERVER_ONLY
 @pytest.mark.parametrize("limit", ["0", "-1", "100000", "ten"])
 def test_bad_limit_is_422(new_tenant, problem, limit) -> None:
     t = new_tenant()
@@ -122,6 +135,7 @@ def test_bad_limit_is_422(new_tenant, problem, limit) -> None:
     assert body["errors"][0]["field"] == "limit" and body["errors"][0]["in"] == "query"
 
 
+@SQLITE_SERVER_ONLY
 @pytest.mark.parametrize(
     "header",
     [
@@ -142,6 +156,7 @@ def test_bad_authorization_is_401_problem(http, problem, header) -> None:
     assert answer.headers["WWW-Authenticate"] == "Bearer"
 
 
+@SQLITE_SERVER_ONLY
 def test_wrong_operator_token_is_401(http, problem) -> None:
     problem(http.get("/v1/admin/tenants"), 401, "unauthorized")
     bad = {"Authorization": "Bearer not-the-token"}
@@ -154,6 +169,7 @@ def test_kv_key_that_is_not_printable_is_422(new_tenant, problem) -> None:
     assert _kv_keys(t.viewer) == []
 
 
+@SQLITE_SERVER_ONLY
 def test_unknown_route_and_method_are_problems(http, problem) -> None:
     problem(http.get("/v1/nothing-here"), 404, "not-found")
     answer = http.request("TRACE", "/healthz")
@@ -161,6 +177,7 @@ def test_unknown_route_and_method_are_problems(http, problem) -> None:
     assert "GET" in answer.headers["Allow"]
 
 
+@SQLITE_SERVER_ONLY
 def test_operator_quota_out_of_range_is_422(operator, problem) -> None:
     answer = operator.post(
         "/v1/admin/tenants", json={"name": "bad-quota", "quotas": {"requests_per_minute": 0}}
@@ -231,6 +248,7 @@ def test_forged_well_formed_cursor_is_never_a_500(new_tenant, path) -> None:
     assert answer.status_code in (200, 422), answer.text
 
 
+@SQLITE_SERVER_ONLY
 def test_body_without_json_content_type_says_so(new_tenant, problem) -> None:
     """What `curl -d '{...}'` sends when the Content-Type header is forgotten."""
     t = new_tenant()

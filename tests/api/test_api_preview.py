@@ -1,7 +1,9 @@
 """RFC 5545 §3.8.5.3 examples through `POST /v1/preview` (the full table is in the schedule tests).
 
 Each row: the RFC's DTSTART/RRULE text and the first local wall times it lists. `after` is a
-minute before DTSTART, because preview lists occurrences strictly after it.
+minute before DTSTART, because preview lists occurrences strictly after it. A preview is
+computed, never stored: those tests run against the SQLite server only; the saved rules' run
+against both.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from support.api_servers import SQLITE_SERVER_ONLY
 
 NY = "DTSTART;TZID=America/New_York:"
 
@@ -124,6 +127,7 @@ def _dtstart_minus_a_minute(schedule: str) -> str:
     return (start - timedelta(minutes=1)).isoformat()
 
 
+@SQLITE_SERVER_ONLY
 @pytest.mark.parametrize(("schedule", "expected"), RFC_EXAMPLES)
 def test_rfc5545_example(new_tenant, schedule: str, expected: list[str]) -> None:
     t = new_tenant()
@@ -140,6 +144,7 @@ def test_rfc5545_example(new_tenant, schedule: str, expected: list[str]) -> None
     assert all(o[-6:] in ("-04:00", "-05:00") for o in occurrences)
 
 
+@SQLITE_SERVER_ONLY
 def test_preview_reports_text_end_and_finiteness(new_tenant) -> None:
     t = new_tenant()
     body = {"schedule": NY + "19970902T090000\nRRULE:FREQ=DAILY;COUNT=10", "count": 2,
@@ -172,6 +177,7 @@ def test_preview_applies_the_tenant_min_interval(new_tenant, problem) -> None:
     assert body["errors"][0]["field"] == "schedule"
 
 
+@SQLITE_SERVER_ONLY
 def test_every_rfc5545_example_gives_its_whole_series(new_tenant) -> None:
     """DTSTART in 1997, previewed from 1996: no date is cut by the horizon."""
     from support.rfc5545_examples import EXAMPLES
@@ -187,6 +193,7 @@ def test_every_rfc5545_example_gives_its_whole_series(new_tenant) -> None:
             assert len(got) == len(expected), name
 
 
+@SQLITE_SERVER_ONLY
 def test_old_dtstart_with_until_and_count_are_honoured(new_tenant) -> None:
     t = new_tenant()
     for text, ends in [
@@ -240,6 +247,7 @@ def test_after_without_an_offset_is_refused_alike_by_cli_and_api(new_tenant, pro
     assert message in done.stderr
 
 
+@SQLITE_SERVER_ONLY
 def test_a_long_bad_token_is_quoted_short_in_the_problem(new_tenant, problem) -> None:
     t = new_tenant()
     answer = t.viewer.post("/v1/preview", json={"schedule": "FREQ=DAILY;BYHOUR=" + "9" * 10_000})
@@ -249,6 +257,7 @@ def test_a_long_bad_token_is_quoted_short_in_the_problem(new_tenant, problem) ->
     assert body["errors"][0]["message"].startswith("BYHOUR=999")
 
 
+@SQLITE_SERVER_ONLY
 def test_same_cadence_in_two_spellings_gets_the_same_answer(new_tenant, problem) -> None:
     t = new_tenant(quotas={"min_interval_s": 1, "allow_secondly": True})
     for spelling in ("FREQ=SECONDLY;INTERVAL=2;COUNT=5000", "every 2s"):

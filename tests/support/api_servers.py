@@ -15,6 +15,9 @@ from support.processes import Server, running_server
 
 #: Both database kinds, as fixture parameters.
 KINDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+#: For an API test whose subject never reaches the store (a preview, a request refused before
+#: any read or write): the shared SQLite server only, instead of one per database kind.
+SQLITE_SERVER_ONLY = pytest.mark.parametrize("server", ["sqlite"], indirect=True)
 #: The shared server's API tests probe wrong keys from one address all session long; the
 #: throttle of failed authentications is tested on a server of its own.
 UNTHROTTLED = {"CADENZA_AUTH_FAILURES_PER_MINUTE": "10000"}

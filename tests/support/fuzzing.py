@@ -22,8 +22,8 @@ from support.processes import Server, cli_env
 
 SCHEMATHESIS = str(Path(sys.executable).with_name("schemathesis"))
 #: Random cases per operation: with the coverage phase, and without it.
-EXAMPLES_WITH_COVERAGE = 3
-EXAMPLES_WITHOUT_COVERAGE = 8
+EXAMPLES_WITH_COVERAGE = 2
+EXAMPLES_WITHOUT_COVERAGE = 3
 #: A tenant route that would end the run: the fuzzer would revoke the key it is using.
 REVOKE_OWN_KEY = ("--exclude-operation-id", "revoke_api_key_v1_keys__key_id__delete")
 #: The subprocess's limit; the tests that call `fuzz` allow it more than that.

@@ -81,7 +81,7 @@ async def _call(database_url: str, policy: CapabilityPolicy, args: Any) -> str |
 
 
 @settings(
-    max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(case=cases)
 def test_only_arguments_matching_the_schema_leave_and_they_arrive_unchanged(

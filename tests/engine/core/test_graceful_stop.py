@@ -34,7 +34,7 @@ from tenants.registry import create_tenant
 pytestmark = pytest.mark.timeout(420)
 SCRIPT = "import time\ndef main(ctx):\n    time.sleep(ctx.params['sleep_s'])\n"
 TENANTS = 3
-PER_TENANT = 40
+PER_TENANT = 24
 #: The stop is the subject here, not a takeover: leases long enough that a loaded machine
 #: cannot let one lapse mid-drain (the workers' 2 s default would; the run's record is then
 #: refused as lost and its action left `running` for a sweeper, which is another test's case).
@@ -155,7 +155,7 @@ async def test_a_run_still_going_after_the_grace_is_interrupted_and_runs_again(
         assert [o for (o,) in await conn.execute(outcomes)] == ["killed", "ok"]
 
 
-RULES = 200
+RULES = 100
 
 
 async def _rules_due_together(db: AsyncEngine, sandbox: Sandbox) -> list[str]:
