@@ -12,12 +12,15 @@ ADMIN_TOKEN = "operator-token-for-tests"
 BUSY_QUOTAS = {"min_interval_s": 1, "allow_secondly": True, "requests_per_minute": 100_000}
 
 
-def create_tenant_over_api(base_url: str, quotas: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A fresh tenant made through the operator API: its `id`, `name` and admin `api_key`."""
+def create_tenant_over_api(
+    base_url: str, quotas: dict[str, Any] | None = None, token: str = ADMIN_TOKEN
+) -> dict[str, Any]:
+    """A fresh tenant made through the operator API (`token` is the server's operator token):
+    its `id`, `name` and admin `api_key`."""
     created = httpx.post(
         f"{base_url}/v1/admin/tenants",
         json={"name": f"t-{uuid.uuid4().hex[:12]}", "quotas": quotas or {}},
-        headers={"Authorization": f"Bearer {ADMIN_TOKEN}"},
+        headers={"Authorization": f"Bearer {token}"},
         timeout=30,
     )
     assert created.status_code == 201, created.text

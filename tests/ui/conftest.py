@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 from support.ci import missing
 from support.host_product import IN_PROCESS, PLUGIN_DIR
+from support.operator import create_tenant_over_api
 from support.processes import Server, running_server
 
 CHROMIUM = os.environ.get("CADENZA_CHROMIUM", "/usr/bin/chromium")
@@ -124,14 +123,7 @@ def tenant_page(page: Page, server: Server, sign_in: Callable[[str], None]) -> P
 
     The tenant comes from the operator API (a CLI call would cost a Python start per test).
     """
-    response = httpx.post(
-        f"{server.base_url}/v1/admin/tenants",
-        json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
-        headers={"Authorization": f"Bearer {OPERATOR_TOKEN}"},
-        timeout=30,
-    )
-    assert response.status_code == 201, response.text
-    sign_in(response.json()["api_key"])
+    sign_in(create_tenant_over_api(server.base_url, token=OPERATOR_TOKEN)["api_key"])
     expect(page.get_by_role("heading", name="Rules", exact=True)).to_be_visible()
     return page
 

@@ -3,12 +3,12 @@ a run's page lists its capability calls (name, outcome, sizes), never their argu
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
 import httpx
 from playwright.sync_api import Page, expect
+from support.operator import create_tenant_over_api
 from support.polling import until
 from support.processes import Server
 
@@ -19,12 +19,7 @@ def test_granted_capabilities_show_with_schemas_and_a_run_shows_its_calls(
     page: Page, server: Server, sign_in: Callable[[str], None], operator_token: str
 ) -> None:
     operator = {"Authorization": f"Bearer {operator_token}"}
-    created = httpx.post(
-        f"{server.base_url}/v1/admin/tenants",
-        json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
-        headers=operator,
-        timeout=30,
-    ).json()
+    created = create_tenant_over_api(server.base_url, token=operator_token)
     grants = f"{server.base_url}/v1/admin/tenants/{created['id']}/capabilities"
     assert httpx.put(f"{grants}/test.echo", headers=operator).status_code == 200
     tenant = {"Authorization": f"Bearer {created['api_key']}"}

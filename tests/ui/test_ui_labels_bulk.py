@@ -3,13 +3,13 @@ in real Chromium against a real server (at 1280 and 390 px)."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
 from playwright.sync_api import Page, expect
 from support.labelled_rules import make_rule
+from support.operator import create_tenant_over_api
 from support.processes import Server
 
 PHONE = {"width": 390, "height": 844}
@@ -19,14 +19,7 @@ DESKTOP = {"width": 1280, "height": 800}
 @pytest.fixture
 def tenant(server: Server, operator_token: str) -> Iterator[tuple[str, httpx.Client]]:
     """A fresh tenant's admin key and an API client holding it."""
-    made = httpx.post(
-        f"{server.base_url}/v1/admin/tenants",
-        json={"name": f"ui-{uuid.uuid4().hex[:8]}"},
-        headers={"Authorization": f"Bearer {operator_token}"},
-        timeout=30,
-    )
-    assert made.status_code == 201, made.text
-    key = made.json()["api_key"]
+    key = create_tenant_over_api(server.base_url, token=operator_token)["api_key"]
     headers = {"Authorization": f"Bearer {key}"}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=30) as client:
         yield key, client
