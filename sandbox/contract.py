@@ -105,6 +105,10 @@ class HostApi(Protocol):
     run goes on. Any other exception is an engine fault.
     """
 
+    def begin(self) -> None:
+        """The worker has taken the job: the run's time limit counts from now (a call made
+        on the script's behalf must end before it)."""
+
     async def kv_get(self, key: str) -> Any | None: ...
     async def kv_set(self, key: str, value: Any) -> None: ...
     async def kv_delete(self, key: str) -> None: ...

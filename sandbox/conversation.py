@@ -73,6 +73,8 @@ class Conversation:
         channel.begin(frame_limits(limits, session is not None, self._on_artifact is not None))
         run.pid = handle.pid
         run.started_s = time.monotonic()  # the clock starts with the worker, as the limit does
+        if session is not None:
+            session.begin()
         try:
             async with asyncio.timeout(limits.timeout_s + grace_s):
                 await channel.send(Kind.JOB, job.encode())

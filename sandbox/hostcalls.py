@@ -74,6 +74,10 @@ class HostSession:
         self.logs: list[str] = []
         self._log_bytes = 0
 
+    def begin(self) -> None:
+        """The worker has the job: the host's time for the run starts now."""
+        self._host.begin()
+
     def check_call(self) -> None:
         """Raise HostLimitReached unless one more call fits the run's budget (asked before a
         call is even parsed)."""

@@ -16,6 +16,9 @@ class MemoryHost:
         self.kv: dict[str, Any] = copy.deepcopy(kv) if kv else {}
         self.secrets: dict[str, str] = dict(secrets or {})
 
+    def begin(self) -> None:
+        pass  # nothing here is timed: it makes no calls on the script's behalf
+
     async def secret_get(self, name: str) -> str | None:
         return self.secrets.get(name)
 

@@ -26,12 +26,10 @@ from engine.capabilities.specs import CapabilitySpec
 from engine.clock import Clock
 from engine.domain.records import CallRecord
 from engine.ops import metrics
+from engine.runs.deadline import RunDeadline
 from engine.store import call_minutes
 from sandbox import ScriptContext
 from tenants import capability_grants
-
-#: Time kept back from the run's remaining time, to answer the script before its deadline.
-_MARGIN_S = 0.1
 
 
 class CallOutcome(StrEnum):
@@ -63,7 +61,7 @@ class CapabilityCalls:
         db: AsyncEngine,
         desk: CapabilityDesk,
         context: ScriptContext,
-        deadline: float,
+        deadline: RunDeadline,
         clock: Clock,
     ) -> None:
         self._db, self._desk, self._context, self._deadline = db, desk, context, deadline
@@ -98,7 +96,7 @@ class CapabilityCalls:
         spec = await self._spec(name)
         _validate(spec, args)
         await self._count()
-        timeout_s = self._deadline - time.monotonic() - _MARGIN_S
+        timeout_s = self._deadline.left_s()
         if timeout_s <= 0:
             raise Refused("no time is left in this run for a capability call", "no time left")
         ctx = self._context

@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from engine.domain.records import CallRecord
 from engine.loop.backoff import Backoff
 from engine.runs.capability_calls import CapabilityCalls
+from engine.runs.deadline import RunDeadline
 from engine.runs.follow_ups import FollowUps
 from engine.runs.outbound_http import OutboundHttp
 from engine.runs.script_secrets import ScriptSecrets
@@ -63,8 +64,11 @@ class BufferedHost:
         http: OutboundHttp | None = None,
         follow_ups: FollowUps | None = None,
         capabilities: CapabilityCalls | None = None,
+        deadline: RunDeadline | None = None,
     ) -> None:
         self._db = db
+        #: When the run's limit ends for its HTTP and capability calls (started by `begin`).
+        self._deadline = deadline
         #: The tenant's secrets as this run sees them (None: the run may read none).
         self.secrets = secrets or ScriptSecrets(db, None, tenant_id)
         #: The run's outbound HTTP (None: the run may make none).
@@ -87,6 +91,10 @@ class BufferedHost:
         self._bases: dict[str, Any] = {}
         #: Keys whose value the script was shown: a `Saw` check covers them.
         self._shown: set[str] = set()
+
+    def begin(self) -> None:
+        if self._deadline is not None:
+            self._deadline.start()
 
     def changes(self) -> KvChanges:
         return KvChanges(dict(self._writes), tuple(self._checks))

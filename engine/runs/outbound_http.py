@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from engine.config import HttpPolicy
 from engine.domain.records import CallRecord
+from engine.runs.deadline import RunDeadline
 from engine.runs.script_secrets import ScriptSecrets
 from engine.webhooks.webhook_http import Pinned, WebhookRefused, new_client, pin, read_capped
 from tenants import http_allowlist
@@ -41,8 +42,6 @@ RESERVED_HEADERS = frozenset(
 )
 _SECRET_REF = re.compile(r"\{\{secret:([^{}]{1,64})\}\}")
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
-#: Time kept back from the run's remaining time, to answer the script before its deadline.
-_MARGIN_S = 0.1
 
 
 @dataclass(frozen=True)
@@ -67,7 +66,7 @@ class OutboundHttp:
         policy: HttpPolicy,
         secrets: ScriptSecrets,
         occurrence_id: str,
-        deadline: float,
+        deadline: RunDeadline,
     ) -> None:
         self._db, self._tenant_id, self._policy = db, tenant_id, policy
         self._secrets, self._occurrence_id, self._deadline = secrets, occurrence_id, deadline
@@ -157,7 +156,7 @@ class OutboundHttp:
     async def _send(
         self, method: str, pinned: Pinned, headers: dict[str, str], body: str | None
     ) -> Answer:
-        timeout_s = self._deadline - time.monotonic() - _MARGIN_S
+        timeout_s = self._deadline.left_s()
         if timeout_s <= 0:
             raise ValueError("no time is left in this run for an HTTP call")
         try:

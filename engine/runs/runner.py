@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import time
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -27,6 +26,7 @@ from engine.ops import tracing
 from engine.ops.logs import action_ids
 from engine.runs.capability_calls import CapabilityCalls
 from engine.runs.commit import Completion
+from engine.runs.deadline import RunDeadline
 from engine.runs.follow_ups import FollowUps
 from engine.runs.host import BufferedHost
 from engine.runs.outbound_http import OutboundHttp
@@ -137,13 +137,13 @@ def host_for(
     """The host API of one run: its tenant's data, secrets, HTTP, capabilities, follow-ups."""
     tenant_id, occurrence = context.tenant_id, context.occurrence_id
     secrets = ScriptSecrets(env.db, env.secrets, tenant_id)
-    deadline = time.monotonic() + limits.timeout_s
+    deadline = RunDeadline(limits.timeout_s)
     http = OutboundHttp(env.db, tenant_id, env.http, secrets, occurrence, deadline)
     desk = env.capabilities
     calls = None if desk is None else CapabilityCalls(env.db, desk, context, deadline, env.clock)
     follow_ups = FollowUps(occurrence, env.clock.now())
     return BufferedHost(
-        env.db, tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups, calls
+        env.db, tenant_id, unrecorded, limits.timeout_s, secrets, http, follow_ups, calls, deadline
     )
 
 

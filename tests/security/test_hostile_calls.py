@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ipaddress
 import json
-import time
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from engine.capabilities.specs import CapabilityPolicy, specs_from_json
 from engine.clock import SystemClock
 from engine.config import HttpPolicy
 from engine.runs.capability_calls import CapabilityCalls
+from engine.runs.deadline import RunDeadline
 from engine.runs.outbound_http import OutboundHttp
 from engine.runs.script_secrets import ScriptSecrets
 from sandbox import ScriptContext
@@ -104,7 +104,7 @@ async def _tenant(db: Any, name: str) -> str:
 
 def _outbound(db: Any, tenant_id: str, policy: HttpPolicy, box: SecretBox | None) -> OutboundHttp:
     secrets = ScriptSecrets(db, box, tenant_id)
-    return OutboundHttp(db, tenant_id, policy, secrets, "o:1", time.monotonic() + 5)
+    return OutboundHttp(db, tenant_id, policy, secrets, "o:1", RunDeadline(5))
 
 
 async def _ssrf(database_url: str, host: str, port: int) -> str:
@@ -220,9 +220,7 @@ async def _probe(
             for granted in granted_to_victim:
                 await capability_grants.grant(conn, victim, granted, datetime.now(UTC))
         context = ScriptContext(hostile, None, None, datetime.now(UTC), 1, {}, "o:1")
-        calls = CapabilityCalls(
-            db, CapabilityDesk(policy), context, time.monotonic() + 5, SystemClock()
-        )
+        calls = CapabilityCalls(db, CapabilityDesk(policy), context, RunDeadline(5), SystemClock())
         with pytest.raises(ValueError) as refused:
             await calls.call(name, {})
         return str(refused.value)

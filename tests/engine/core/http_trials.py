@@ -56,6 +56,7 @@ async def trial(
     policy: HttpPolicy = LOOPBACK_ALLOWED,
     runtime: str = "python",
     params: dict[str, object] | None = None,
+    timeout_ms: int = 5000,
 ) -> TrialResult:
     """One test run of `code`; it must end ok."""
     deps = Deps(db, sandbox, EngineConfig(http=policy), clock, lambda _: None, secret_box)
@@ -65,7 +66,7 @@ async def trial(
         code=code,
         runtime=runtime,
         params=params or {},
-        timeout_ms=5000,
+        timeout_ms=timeout_ms,
         memory_mb=128,
     )
     assert found.outcome.status == "ok", found.outcome.error

@@ -4,7 +4,6 @@ with the path of what is wrong (known by construction: one thing broken in a val
 
 from __future__ import annotations
 
-import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -18,6 +17,7 @@ from engine.capabilities.desk import CapabilityDesk
 from engine.capabilities.specs import CapabilityPolicy
 from engine.clock import SystemClock
 from engine.runs.capability_calls import CapabilityCalls
+from engine.runs.deadline import RunDeadline
 from sandbox import ScriptContext
 from tenants import capability_grants
 from tenants.db import create_engine
@@ -68,9 +68,7 @@ async def _call(database_url: str, policy: CapabilityPolicy, args: Any) -> str |
             tenant, _ = await create_tenant(conn, f"t-{uuid.uuid4().hex}")
             await capability_grants.grant(conn, tenant.id, "mail.send", datetime.now(UTC))
         context = ScriptContext(tenant.id, None, None, datetime.now(UTC), 1, {}, "o:1")
-        calls = CapabilityCalls(
-            db, CapabilityDesk(policy), context, time.monotonic() + 10, SystemClock()
-        )
+        calls = CapabilityCalls(db, CapabilityDesk(policy), context, RunDeadline(10), SystemClock())
         try:
             await calls.call("mail.send", args)
         except ValueError as exc:

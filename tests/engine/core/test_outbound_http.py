@@ -12,6 +12,7 @@ from support.stand_in import StandIn
 from engine.clock import ManualClock
 from engine.config import EngineConfig, HttpPolicy
 from engine.service import EngineService
+from sandbox import RuntimeName, Sandbox, SandboxConfig
 from tenants import tenant_secrets
 
 PUBLIC_ONLY = HttpPolicy(schemes=frozenset({"http"}), allow_private=False)
@@ -33,6 +34,26 @@ def _attempts(urls: list[str], headers: str = "None") -> str:
         "            out.append(str(exc))\n"
         "    return out\n"
     )
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)  # the subject is the sandbox's
+async def test_a_call_has_the_run_s_time_however_long_the_wait_for_a_worker(
+    db, secret_box, clock, tenant_id, stand_in: StandIn
+) -> None:
+    """A sandbox that starts its zygote on demand, as the API's does for test runs, and has
+    no cache of the compiled MicroPython interpreter, compiles it before it hands the first
+    job to a worker: seconds, longer than this run's limit. The limit counts from the
+    worker's start, and so does the time left for the script's calls (CI once refused a test
+    run's call as out of time after 39 ms: the API's zygote had taken the run's 5 s to start)."""
+    await allow(db, tenant_id, stand_in.origin)
+    runtimes = (RuntimeName.PYTHON, RuntimeName.MICROPYTHON)
+    config = SandboxConfig(max_workers=1, runtimes=runtimes, cache_dir=None, on_demand=True)
+    code = (
+        f"def main(ctx):\n    return ctx.http.request('GET', '{stand_in.origin}/rates')['status']\n"
+    )
+    async with Sandbox(config) as box:
+        status = await _run(db, box, secret_box, clock, tenant_id, code, timeout_ms=1000)
+    assert status == 200 and len(stand_in.received) == 1
 
 
 @pytest.mark.parametrize("runtime", ["python", "micropython"])
