@@ -16,13 +16,10 @@ import uvloop
 from pydantic import ValidationError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from api import tracing
 from api.cli.exits import fail
 from api.secret_keys import open_secret_box, seal_legacy_secrets
 from api.settings import Settings, load_settings
 from engine.errors import NodeNameInUse
-from engine.ops import metrics
-from engine.ops.logs import JsonFormatter, TextFormatter
 from engine.store import schema
 from tenants.connect import open_database
 from tenants.db import is_sqlite, normalise_url, sqlite_path
@@ -64,11 +61,14 @@ def _check_capabilities(settings: Settings) -> None:
     """Load the capability registry and its entry points, or end with the registry's mistake.
     Imported here, not at the top: `--help` and the light commands need no JSON Schema."""
     from api.capability_registry import capability_policy
-    from engine.capabilities.desk import CapabilityDesk
     from engine.capabilities.specs import CapabilityConfigError
 
     try:
-        CapabilityDesk(capability_policy(settings))
+        policy = capability_policy(settings)
+        if policy.specs:  # the desk loads their entry points (and the HTTP client)
+            from engine.capabilities.desk import CapabilityDesk
+
+            CapabilityDesk(policy)
     except CapabilityConfigError as exc:
         fail(f"{exc} (see docs/capabilities.md)")
 
@@ -87,6 +87,9 @@ def freeze_startup_heap() -> None:
 def configure_logging(settings: Settings) -> None:
     """Every record to stderr in the configured format: Cadenza's own at `log_level`, other
     libraries' from warning up (they log each HTTP request and connection at info)."""
+    from engine.ops.logs import JsonFormatter, TextFormatter  # the engine's records, not needed
+    # by the short commands
+
     handler = logging.StreamHandler()
     handler.setFormatter(JsonFormatter() if settings.log_format == "json" else TextFormatter())
     root = logging.getLogger()
@@ -148,7 +151,11 @@ async def start_engine(service: EngineService) -> None:
 
 
 def configure_process(settings: Settings) -> None:
-    """Logs, metrics and traces of a long-running process, as the settings ask."""
+    """Logs, metrics and traces of a long-running process, as the settings ask (imported
+    here: the short commands need neither metrics nor traces)."""
+    from api import tracing
+    from engine.ops import metrics
+
     configure_logging(settings)
     metrics.configure(tenant_labels=settings.metrics_tenant_labels)
     try:

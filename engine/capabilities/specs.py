@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
-from jsonschema import Draft202012Validator, SchemaError
+if TYPE_CHECKING:  # jsonschema and httpx are imported where used: every command reads the
+    # registry, most registries are empty, and both imports are a good part of a short
+    # command's start (each `cadenza` command is a new process)
+    from jsonschema import Draft202012Validator
 
 #: The largest answer the sandbox can hand a script (every runtime has room for it).
 MAX_ANSWER_BYTES = 60 * 1024
@@ -61,6 +63,8 @@ class CapabilitySpec:
             raise CapabilityConfigError(
                 f"{where}: 'max_answer_bytes' must be 1..{MAX_ANSWER_BYTES}"
             )
+        from jsonschema import Draft202012Validator, SchemaError
+
         try:
             Draft202012Validator.check_schema(self.schema)
         except SchemaError as exc:
@@ -71,6 +75,8 @@ class CapabilitySpec:
     @cached_property
     def validator(self) -> Draft202012Validator:
         """The schema's validator, built once per spec rather than once per call."""
+        from jsonschema import Draft202012Validator
+
         return Draft202012Validator(self.schema)
 
 
@@ -99,6 +105,8 @@ class CapabilityPolicy:
 
 
 def _is_http_url(url: object) -> bool:
+    import httpx
+
     try:
         return isinstance(url, str) and httpx.URL(url).scheme in {"http", "https"}
     except httpx.InvalidURL:

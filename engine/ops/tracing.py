@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.domain.due import DueAction
+if TYPE_CHECKING:
+    from engine.domain.due import DueAction
 
 try:
     from opentelemetry import trace
