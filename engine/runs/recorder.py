@@ -81,11 +81,8 @@ class Completer:
         while True:
             await self._ready.wait()
             if not self._items:
-                # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancellation
-                # that comes as the event is set, and the stop would wait for this task forever
                 with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(START_LINGER_S):
-                        await self._submitted.wait()
+                    await asyncio.wait_for(self._submitted.wait(), START_LINGER_S)
             if len(self._items) < self._batch_size:
                 await asyncio.sleep(LINGER_S)
             self._ready.clear()

@@ -128,12 +128,8 @@ async def delivery_loop(deps: Deps) -> None:
             except Exception:
                 log.exception("webhook delivery pass failed")
                 pending = 1  # not known: look again soon
-            # asyncio.timeout, not wait_for: Python 3.11's wait_for swallows a cancellation that
-            # comes as the event is set (a write at the node's stop), and the stop would wait
-            # for this task forever
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(DELIVERY_POLL_S if pending else IDLE_POLL_S):
-                    await added.wait()
+                await asyncio.wait_for(added.wait(), DELIVERY_POLL_S if pending else IDLE_POLL_S)
 
 
 async def _measure_backlogs(deps: Deps) -> int:
