@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -16,7 +15,6 @@ from engine.domain.changes import Wake
 from engine.errors import TenantNotFound
 from engine.ops import metrics
 from engine.recurrence import ScheduleLimits
-from engine.store import deliveries
 from engine.write_turns import WriteTurns
 from sandbox import Sandbox
 from tenants.errors import NotFound
@@ -36,9 +34,6 @@ class Deps:
     #: Opens stored secrets (webhook signing); None: this node cannot sign deliveries.
     secrets: SecretBox | None = None
     _write_turns: WriteTurns | None = field(init=False, default=None)
-    #: Set once a write that added events or notifications to deliver has committed: the
-    #: delivery loop waits on it when nothing is pending (`engine.webhooks.delivery`).
-    deliveries_added: asyncio.Event = field(init=False, default_factory=asyncio.Event)
     #: The capabilities this node performs for scripts, loaded from the configuration.
     capabilities: CapabilityDesk = field(init=False)
 
@@ -54,17 +49,12 @@ class Deps:
         would make runs late; an `urgent` one (a claim of due actions) goes before those
         waiting (`engine.write_turns`). PostgreSQL writers run concurrently. What is counted
         inside (`engine.ops.metrics.count_skips`, `count_runs`) is applied once it has
-        committed, and so is the wake of the delivery loop for rows it added to deliver."""
+        committed."""
         async with self._one_writer(urgent):
             with metrics.counting() as apply_counts:
                 async with self.db.begin() as conn:
-                    try:
-                        yield conn
-                    finally:
-                        added = deliveries.take_added(conn)
+                    yield conn
                 apply_counts()  # committed: the counters now match the rows
-            if added:
-                self.deliveries_added.set()
 
     def _one_writer(self, urgent: bool) -> contextlib.AbstractAsyncContextManager[object]:
         if self._write_turns is None:

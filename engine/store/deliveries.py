@@ -14,20 +14,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from engine.store.tables import events
 from tenants.tables import tenants
 
-#: Set on a connection whose transaction added rows to deliver: `Deps.write` takes it and,
-#: once the transaction has committed, wakes this node's delivery loop.
-_ADDED = "cadenza.deliveries_added"
-
-
-def note_added(conn: AsyncConnection) -> None:
-    """The transaction on `conn` added rows to deliver (events or notifications)."""
-    conn.info[_ADDED] = True
-
-
-def take_added(conn: AsyncConnection) -> bool:
-    """Whether rows to deliver were noted on `conn` since the last take (and forget it)."""
-    return bool(conn.info.pop(_ADDED, False))
-
 
 async def due_ids(conn: AsyncConnection, outbox: Table, now: datetime, limit: int) -> list[int]:
     """Rows due for (re)delivery, oldest first: a read, so an engine with nothing to deliver

@@ -18,7 +18,6 @@ from engine.domain.notifications import (
     Streak,
     digest_due,
 )
-from engine.store import deliveries
 from engine.store.tables import notification_routes, notification_streaks, notifications
 from tenants.tables import tenants
 
@@ -84,7 +83,6 @@ async def insert_notices(
     rows = [_row(n, r) for n in notices for r in routes if route_matches(r, n)]
     if rows:
         await conn.execute(notifications.insert(), rows)
-        deliveries.note_added(conn)
 
 
 def _row(notice: Notice, route: RowMapping) -> dict[str, Any]:

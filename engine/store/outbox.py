@@ -11,7 +11,6 @@ from sqlalchemy import select
 from sqlalchemy.engine import RowMapping
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from engine.store import deliveries
 from engine.store.tables import events
 
 
@@ -44,7 +43,6 @@ async def insert_events(conn: AsyncConnection, new: Sequence[NewEvent]) -> None:
     the minute after a tenant set its webhook."""
     if new:
         await conn.execute(events.insert(), [_event_row(e) for e in new])
-        deliveries.note_added(conn)
 
 
 async def list_events(

@@ -14,7 +14,6 @@ resolved once, private addresses refused).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -33,13 +32,9 @@ from engine.webhooks.signing import Signing, signed_headers, signing_for
 from engine.webhooks.webhook_http import new_client
 
 log = logging.getLogger("cadenza.engine")
-#: How often a node looks for rows to deliver while some are pending (retries wait in the
-#: table, due at times of the engine's clock), and how many it takes at once.
+#: How often a node looks for events to deliver, and how many it takes at once.
 DELIVERY_POLL_S = 0.5
 DELIVERY_BATCH = 50
-#: How often it looks when none is pending: a write of this node that adds rows wakes it at
-#: once (`Deps.deliveries_added`); the look is for rows left by a node that has died.
-IDLE_POLL_S = 5.0
 #: How often the backlog gauge is measured (a count over the pending events).
 BACKLOG_EVERY_S = 5.0
 
@@ -107,36 +102,23 @@ async def deliver_due(deps: Deps, client: httpx.AsyncClient) -> int:
 
 
 async def delivery_loop(deps: Deps) -> None:
-    """Deliver the events and the notifications as they come due, on this node.
-
-    An idle node does not poll the outbox twice a second: with nothing pending (the backlog,
-    measured every few seconds and after every pass that sent something), it waits for one of
-    its own writes to add rows, or for the idle poll."""
-    measured_at, pending = 0.0, 0
-    added = deps.deliveries_added
+    """Deliver the events and the notifications as they come due, on this node."""
+    measured_at = 0.0
     async with new_client() as client:
         while True:
-            added.clear()  # what is committed from here on is found by this pass or wakes it
             try:
                 if time.monotonic() - measured_at >= BACKLOG_EVERY_S:
                     measured_at = time.monotonic()
-                    pending = await _measure_backlogs(deps)
+                    await _measure_backlogs(deps)
                 sent = await deliver_due(deps, client)
                 if sent + await deliver_notices_due(deps, client):
-                    measured_at = 0.0  # some may wait for a retry now
                     continue
             except Exception:
                 log.exception("webhook delivery pass failed")
-                pending = 1  # not known: look again soon
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(added.wait(), DELIVERY_POLL_S if pending else IDLE_POLL_S)
+            await asyncio.sleep(DELIVERY_POLL_S)
 
 
-async def _measure_backlogs(deps: Deps) -> int:
-    """Set the backlog gauges; the rows pending in both outboxes."""
+async def _measure_backlogs(deps: Deps) -> None:
     async with deps.db.connect() as conn:
-        webhooks = await deliveries.backlog(conn, events)
-        notices = await deliveries.backlog(conn, notifications)
-    metrics.WEBHOOK_BACKLOG.set(webhooks)
-    metrics.NOTIFICATION_BACKLOG.set(notices)
-    return webhooks + notices
+        metrics.WEBHOOK_BACKLOG.set(await deliveries.backlog(conn, events))
+        metrics.NOTIFICATION_BACKLOG.set(await deliveries.backlog(conn, notifications))

@@ -1,6 +1,5 @@
 """Webhook delivery against a real local HTTP server: signed, retried with backoff, every
-attempt recorded; a loopback URL is refused unless the operator allows private webhooks; an
-idle node's delivery loop is woken by the write that adds an event, not by a poll."""
+attempt recorded; a loopback URL is refused unless the operator allows private webhooks."""
 
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ from engine.clock import ManualClock
 from engine.config import EngineConfig
 from engine.service import EngineService
 from engine.store.tables import events
-from engine.webhooks import delivery
 from sandbox import Sandbox
 from tenants.secret_box import SecretBox
 
@@ -77,34 +75,6 @@ async def test_event_is_signed_retried_and_delivered(
     ).hexdigest()
     assert hmac.compare_digest(signature, expected)
     assert json.loads(body)["payload"] == {"amount": 42}
-
-
-async def test_an_idle_node_is_woken_by_the_event_a_run_records(
-    db: AsyncEngine,
-    sandbox: Sandbox,
-    tenant_id: str,
-    clock: ManualClock,
-    engine_config: EngineConfig,
-    secret_box: SecretBox,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """With both of the delivery loop's polls far longer than the test may wait, the event is
-    delivered only if the run's commit wakes the loop (before, it looked every half second)."""
-    monkeypatch.setattr(delivery, "DELIVERY_POLL_S", 3600.0)
-    monkeypatch.setattr(delivery, "IDLE_POLL_S", 3600.0, raising=False)
-    receiver = Receiver()
-    with serving(receiver.server):
-        await point_webhook(db, secret_box, tenant_id, receiver.url)
-        config = replace(engine_config, allow_private_webhooks=True)
-        service = EngineService(db, sandbox, config, clock, secret_box)
-        try:
-            await service.start()
-            await service.submit_action(tenant_id, run_at=clock.now(), code=EMITTER)
-            delivered = await eventually(lambda: _attempts(db, 1), timeout_s=60)
-        finally:
-            await service.stop()
-    assert delivered["delivery_status"] == "delivered"
-    assert [json.loads(body)["type"] for _, body, _ in receiver.received] == ["invoice.due"]
 
 
 async def _attempts(db: AsyncEngine, n: int) -> object:
