@@ -18,16 +18,13 @@ MARGIN_S = 0.1
 class RunDeadline:
     def __init__(self, limit_s: float) -> None:
         self._limit_s = limit_s
-        self._ends_s: float | None = None
+        #: Counted from now until `start` (a host used without the sandbox is never started).
+        self._ends_s = time.monotonic() + limit_s
 
     def start(self) -> None:
         """The worker has the job: the limit counts from now."""
         self._ends_s = time.monotonic() + self._limit_s
 
     def left_s(self) -> float:
-        """Seconds a call may still take, less the margin (≤ 0: none). A deadline never
-        started (a host used without the sandbox) starts at its first question."""
-        if self._ends_s is None:
-            self.start()
-        assert self._ends_s is not None
+        """Seconds a call may still take, less the margin (<= 0: none)."""
         return self._ends_s - time.monotonic() - MARGIN_S

@@ -106,6 +106,27 @@ async def _late_calls(database_url: str, quota: int, calls: list[tuple[int, int]
         await db.dispose()
 
 
+async def test_late_callers_racing_the_minute_s_first_callers_never_pass_the_quota(
+    db: AsyncEngine,
+) -> None:
+    """Callers of a full minute, their readings late, race the next minute's first callers
+    (each its own connection and transaction, as on two nodes): every call lands in a minute
+    with room or is refused, so no more than the quota pass in the new minute (before, a late
+    caller could find its minute's row dropped by a new-minute caller and count it from 0)."""
+    quota, racers = 4, 8
+    async with db.begin() as conn:
+        tenant, _ = await create_tenant(conn, "racer")
+    full = START + timedelta(seconds=59)
+    assert all(await asyncio.gather(*(_take(db, tenant.id, full, quota) for _ in range(quota))))
+    turned = START + timedelta(minutes=1)
+    takes = [_take(db, tenant.id, at, quota) for at in (full, turned) for _ in range(racers)]
+    taken = await asyncio.gather(*takes)
+    assert sum(taken) == quota, taken
+    async with db.connect() as conn:
+        assert await call_minutes.counted(conn, tenant.id, full) == quota
+        assert await call_minutes.counted(conn, tenant.id, turned) == quota
+
+
 async def test_tenants_count_apart(db: AsyncEngine) -> None:
     async with db.begin() as conn:
         first, _ = await create_tenant(conn, "first")
